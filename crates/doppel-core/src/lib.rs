@@ -1,0 +1,14 @@
+//! doppel's core: the debugger model, process handling, the store, and reports.
+//!
+//! Layering (see ARCHITECTURE.md): this crate is the bottom layer. It knows no
+//! protocol, no language and no technique; it holds the plain data that crosses
+//! layer boundaries and the services every technique shares.
+
+pub mod model;
+pub mod process;
+pub mod run;
+pub mod subject;
+
+pub use model::*;
+pub use run::RunRecord;
+pub use subject::{Language, Subject};

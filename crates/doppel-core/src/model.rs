@@ -1,0 +1,549 @@
+//! The debugger model shared by every technique.
+//!
+//! Source: DBDB (Lehmann & Pradel, FSE 2018), section 3.1 and Figure 4 (states,
+//! actions, outputs), and the trace grammar of Tolksdorf et al. (ISSTA 2019),
+//! Figure 3. A debugger is *not running*, *running* or *paused*; doppel drives it
+//! with [`Action`]s and records what it answers as [`Output`]s. Both go into a
+//! [`Trace`] as [`Event`]s, which is plain serde data (see `docs/trace-format.md`).
+//!
+//! Conventions that hold everywhere inside doppel:
+//! - lines and columns are **1-based**; backends convert from their protocol;
+//! - a file is named by the path the subject was compiled from, relative to the
+//!   subject's directory where possible (`prog.c`), absolute otherwise;
+//! - a failure of a tool under test is an [`Output::Failed`], never an error of doppel.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A source position. `line` is 1-based; `column` is 1-based when the debugger
+/// reports one (GDB/MI does not, DAP and CDP do).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Location {
+    /// Source file, relative to the subject's directory where possible.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, if the debugger reports columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+}
+
+impl Location {
+    /// A location without a column.
+    pub fn line(file: impl Into<String>, line: u32) -> Self {
+        Self { file: file.into(), line, column: None }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.column {
+            Some(c) => write!(f, "{}:{}:{}", self.file, self.line, c),
+            None => write!(f, "{}:{}", self.file, self.line),
+        }
+    }
+}
+
+/// An execution action: what a user does to a paused debugger (DBDB Figure 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecAction {
+    /// Continue until the next breakpoint or the end of the program.
+    Resume,
+    /// Step into the next call, or to the next line.
+    StepIn,
+    /// Step to the next line of the current function, over calls.
+    StepOver,
+    /// Run until the current function returns to its caller.
+    StepOut,
+}
+
+impl ExecAction {
+    /// All execution actions, in a fixed order (used for weighted choice).
+    pub const ALL: [ExecAction; 4] =
+        [ExecAction::Resume, ExecAction::StepIn, ExecAction::StepOver, ExecAction::StepOut];
+
+    /// The field's name for the action (`resume`, `step in`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecAction::Resume => "resume",
+            ExecAction::StepIn => "step in",
+            ExecAction::StepOver => "step over",
+            ExecAction::StepOut => "step out",
+        }
+    }
+}
+
+/// An action doppel issues to a debugger.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Set a breakpoint at a requested location (before start or while paused).
+    SetBreakpoint { at: Location },
+    /// Remove the breakpoint that was requested at `at`.
+    RemoveBreakpoint { at: Location },
+    /// Start the program under the debugger.
+    Start,
+    /// Resume or step the paused program.
+    Exec { exec: ExecAction },
+}
+
+impl Action {
+    /// The kind of the action, the first component of DBDB's class key.
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            Action::SetBreakpoint { .. } => ActionKind::SetBreakpoint,
+            Action::RemoveBreakpoint { .. } => ActionKind::RemoveBreakpoint,
+            Action::Start => ActionKind::Start,
+            Action::Exec { exec } => match exec {
+                ExecAction::Resume => ActionKind::Resume,
+                ExecAction::StepIn => ActionKind::StepIn,
+                ExecAction::StepOver => ActionKind::StepOver,
+                ExecAction::StepOut => ActionKind::StepOut,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::SetBreakpoint { at } => write!(f, "set breakpoint @ {at}"),
+            Action::RemoveBreakpoint { at } => write!(f, "remove breakpoint @ {at}"),
+            Action::Start => write!(f, "start"),
+            Action::Exec { exec } => write!(f, "{}", exec.name()),
+        }
+    }
+}
+
+/// The kind of an action, without its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    SetBreakpoint,
+    RemoveBreakpoint,
+    Start,
+    Resume,
+    StepIn,
+    StepOver,
+    StepOut,
+}
+
+impl ActionKind {
+    /// Stable snake_case name, as stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::SetBreakpoint => "set_breakpoint",
+            ActionKind::RemoveBreakpoint => "remove_breakpoint",
+            ActionKind::Start => "start",
+            ActionKind::Resume => "resume",
+            ActionKind::StepIn => "step_in",
+            ActionKind::StepOver => "step_over",
+            ActionKind::StepOut => "step_out",
+        }
+    }
+
+    /// Parses [`ActionKind::as_str`] back.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "set_breakpoint" => ActionKind::SetBreakpoint,
+            "remove_breakpoint" => ActionKind::RemoveBreakpoint,
+            "start" => ActionKind::Start,
+            "resume" => ActionKind::Resume,
+            "step_in" => ActionKind::StepIn,
+            "step_over" => ActionKind::StepOver,
+            "step_out" => ActionKind::StepOut,
+            _ => return None,
+        })
+    }
+}
+
+/// A value as a debugger renders it.
+///
+/// `text` is the debugger's own rendering (GDB's `value`, DAP's `value`).
+/// `children` holds the members of an aggregate (struct fields, array
+/// elements) when the backend expanded it, named as the debugger names them
+/// (`x`, `[0]`); backends expand to a bounded depth and say so in their docs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Value {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Variable>,
+}
+
+impl Value {
+    /// A scalar value.
+    pub fn scalar(text: impl Into<String>) -> Self {
+        Self { text: text.into(), children: Vec::new() }
+    }
+}
+
+/// How a variable is bound in its frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum VariableKind {
+    /// A formal parameter of the frame's function.
+    Argument,
+    /// A local variable (including block-scoped and static locals).
+    #[default]
+    Local,
+    /// A global or file-static variable.
+    Global,
+    /// The debugger did not say.
+    Unknown,
+}
+
+/// A variable visible in a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variable {
+    pub name: String,
+    /// The type as the debugger prints it (`int`, `struct point *`), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub type_name: Option<String>,
+    pub value: Value,
+    #[serde(default)]
+    pub kind: VariableKind,
+}
+
+/// One frame of the call stack, innermost first in [`ProgramState::call_stack`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// Function name as the debugger shows it (`main`, `square`).
+    pub function: String,
+    /// Source location of the frame, if it has debug information.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// Why the debuggee paused, as far as the debugger says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseReason {
+    Breakpoint,
+    Step,
+    Entry,
+    Signal,
+    Other,
+}
+
+/// The state of a paused program: pause location, call stack and the
+/// variables of the top frame (DBDB's `(line, callStack, vars)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramState {
+    /// Where execution paused (top frame).
+    pub location: Location,
+    pub reason: PauseReason,
+    /// Innermost frame first.
+    pub call_stack: Vec<Frame>,
+    /// Arguments and locals of the top frame, in the debugger's order.
+    pub variables: Vec<Variable>,
+    /// A signal that caused the pause (`SIGSEGV`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+}
+
+/// How a tool under test failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The debugger process died.
+    Crash,
+    /// The debugger did not answer within the timeout.
+    Timeout,
+    /// The debugger sent something doppel cannot read, or an error reply.
+    Protocol,
+    /// The debugger could not be started or could not load the program.
+    Launch,
+}
+
+/// What a debugger answered to an action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "output", rename_all = "snake_case")]
+pub enum Output {
+    /// Answer to [`Action::SetBreakpoint`]. `resolved` is where the debugger
+    /// actually put it (after breakpoint sliding); `None` means the debugger
+    /// rejected it or left it pending, with its reason in `message`.
+    BreakpointSet {
+        requested: Location,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resolved: Option<Location>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// Answer to [`Action::RemoveBreakpoint`].
+    BreakpointRemoved {
+        ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// The program paused.
+    Paused(ProgramState),
+    /// The program ended. `exit_code` for a normal exit, `signal` when it was killed.
+    Finished {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<String>,
+    },
+    /// The debugger failed (crash, hang, protocol error, launch failure).
+    Failed { kind: FailureKind, detail: String },
+}
+
+impl Output {
+    /// A failure output.
+    pub fn failed(kind: FailureKind, detail: impl Into<String>) -> Self {
+        Output::Failed { kind, detail: detail.into() }
+    }
+
+    /// The paused state, if this output is a pause.
+    pub fn paused(&self) -> Option<&ProgramState> {
+        match self {
+            Output::Paused(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One raw protocol message, kept for reproduction and for `doppel show`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawMessage {
+    /// `"->"` for what doppel sent, `"<-"` for what the debugger sent.
+    pub dir: String,
+    /// The message as text (an MI line, a DAP JSON body).
+    pub text: String,
+}
+
+impl RawMessage {
+    pub fn sent(text: impl Into<String>) -> Self {
+        Self { dir: "->".into(), text: text.into() }
+    }
+    pub fn received(text: impl Into<String>) -> Self {
+        Self { dir: "<-".into(), text: text.into() }
+    }
+}
+
+/// What one event of a trace records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    Action(Action),
+    Output(Output),
+}
+
+/// One entry of a [`Trace`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Milliseconds since the start of the run.
+    pub t_ms: f64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+    /// The protocol messages exchanged for this event (may be empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw: Vec<RawMessage>,
+}
+
+/// Name, version and protocol of a tool under test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// Short name used on the command line (`gdb`, `lldb`).
+    pub name: String,
+    /// The version line the tool printed (`GNU gdb (Debian 13.1-3) 13.1`).
+    pub version: String,
+    /// The protocol doppel speaks with it (`GDB/MI 3`, `DAP`).
+    pub protocol: String,
+    /// The executable that was run.
+    pub executable: String,
+}
+
+/// The trace of one debugger in one run: its actions and outputs in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub debugger: ToolInfo,
+    pub events: Vec<Event>,
+}
+
+impl Trace {
+    /// The outputs of the trace, in order.
+    pub fn outputs(&self) -> impl Iterator<Item = &Output> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::Output(o) => Some(o),
+            _ => None,
+        })
+    }
+
+    /// The actions of the trace, in order.
+    pub fn actions(&self) -> impl Iterator<Item = &Action> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::Action(a) => Some(a),
+            _ => None,
+        })
+    }
+}
+
+/// The type of a divergence (DBDB section 3.4, plus tool failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// Breakpoints set at different locations (Algorithm 1, line 8).
+    BreakpointLocation,
+    /// Breakpoints not removed consistently (line 11).
+    BreakpointRemoval,
+    /// One debugger finished the program and another did not (line 18).
+    Termination,
+    /// Paused at different locations (line 19).
+    PauseLocation,
+    /// Different function names on the call stack (line 19).
+    CallStack,
+    /// Different variables, types or values in the top frame (line 19).
+    Variables,
+    /// A debugger crashed, hung or broke the protocol.
+    ToolFailure,
+}
+
+impl DivergenceKind {
+    /// Stable snake_case name, as stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DivergenceKind::BreakpointLocation => "breakpoint_location",
+            DivergenceKind::BreakpointRemoval => "breakpoint_removal",
+            DivergenceKind::Termination => "termination",
+            DivergenceKind::PauseLocation => "pause_location",
+            DivergenceKind::CallStack => "call_stack",
+            DivergenceKind::Variables => "variables",
+            DivergenceKind::ToolFailure => "tool_failure",
+        }
+    }
+
+    /// Parses [`DivergenceKind::as_str`] back.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "breakpoint_location" => DivergenceKind::BreakpointLocation,
+            "breakpoint_removal" => DivergenceKind::BreakpointRemoval,
+            "termination" => DivergenceKind::Termination,
+            "pause_location" => DivergenceKind::PauseLocation,
+            "call_stack" => DivergenceKind::CallStack,
+            "variables" => DivergenceKind::Variables,
+            "tool_failure" => DivergenceKind::ToolFailure,
+            _ => return None,
+        })
+    }
+}
+
+/// An equivalence class of findings (DBDB Definition 4): divergence type,
+/// last action, and the AST node type of the line where the last action was
+/// issued. `policy` names an intended policy difference that a normalization
+/// rule recognised (it stays visible, but in its own class).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClassKey {
+    pub divergence: DivergenceKind,
+    pub last_action: ActionKind,
+    pub ast_node: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+}
+
+impl fmt::Display for ClassKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}|{}|{}", self.divergence.as_str(), self.last_action.as_str(), self.ast_node)?;
+        if let Some(p) = &self.policy {
+            write!(f, "|policy:{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ClassKey {
+    /// Parses the `Display` form back (`kind|action|node[|policy:name]`).
+    pub fn parse(s: &str) -> Option<Self> {
+        let mut parts = s.splitn(4, '|');
+        let divergence = DivergenceKind::parse(parts.next()?)?;
+        let last_action = ActionKind::parse(parts.next()?)?;
+        let ast_node = parts.next()?.to_string();
+        let policy = parts.next().and_then(|p| p.strip_prefix("policy:")).map(str::to_string);
+        Some(Self { divergence, last_action, ast_node, policy })
+    }
+}
+
+/// A divergence found in a run: what differs, after which action, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub class: ClassKey,
+    /// Index (0-based) of the action after which the debuggers diverged.
+    pub action_index: usize,
+    /// The action after which they diverged.
+    pub last_action: Action,
+    /// The line where that action was issued (the pause location before it,
+    /// or the requested breakpoint line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// One sentence per debugger saying what it did, for people.
+    pub detail: String,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// All debuggers agreed until the program finished.
+    ProgramFinished { actions: usize },
+    /// All debuggers agreed for the maximum number of actions.
+    MaxActions { actions: usize },
+    /// The debuggers diverged.
+    Divergence(Finding),
+    /// The input could not be used (does not compile, no lines); no debugger ran.
+    SubjectError { reason: String },
+}
+
+impl Verdict {
+    /// Stable short name (`program_finished`, `max_actions`, `divergence`, `subject_error`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::ProgramFinished { .. } => "program_finished",
+            Verdict::MaxActions { .. } => "max_actions",
+            Verdict::Divergence(_) => "divergence",
+            Verdict::SubjectError { .. } => "subject_error",
+        }
+    }
+
+    /// The finding, if the run diverged.
+    pub fn finding(&self) -> Option<&Finding> {
+        match self {
+            Verdict::Divergence(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_key_round_trips_through_its_display_form() {
+        let k = ClassKey {
+            divergence: DivergenceKind::PauseLocation,
+            last_action: ActionKind::StepOver,
+            ast_node: "for_statement".into(),
+            policy: Some("step_out_lands_mid_line".into()),
+        };
+        assert_eq!(ClassKey::parse(&k.to_string()), Some(k.clone()));
+        let plain = ClassKey { policy: None, ..k };
+        assert_eq!(ClassKey::parse(&plain.to_string()), Some(plain));
+        assert_eq!(ClassKey::parse("nonsense|x|y"), None);
+    }
+
+    #[test]
+    fn events_serialize_with_a_tag_and_flattened_kind() {
+        let e = Event {
+            t_ms: 1.5,
+            kind: EventKind::Action(Action::Exec { exec: ExecAction::StepIn }),
+            raw: vec![],
+        };
+        let j = serde_json::to_value(&e).unwrap();
+        assert_eq!(j["event"], "action");
+        assert_eq!(j["action"], "exec");
+        assert_eq!(j["exec"], "step_in");
+        let back: Event = serde_json::from_value(j).unwrap();
+        assert_eq!(back, e);
+    }
+}

@@ -1,0 +1,387 @@
+//! Child processes of tools under test: own process group, whole-tree kill on
+//! timeout or drop, resource limits for untrusted programs, network isolation.
+//!
+//! Every tool doppel starts (a debugger, a compiler, an engine) is spawned
+//! through [`spawn`], which
+//! - puts the child in a new process group (`setpgid(0, 0)`), and
+//! - optionally moves it into a fresh network namespace with only a loopback
+//!   interface ([`Sandbox::isolate_network`]; needs root, otherwise the spawn
+//!   records that isolation is unavailable and goes on without it).
+//!
+//! [`ProcessGuard`] kills the child's whole process tree when dropped: every
+//! descendant found through `/proc` (a debugger puts its inferior in a group of
+//! its own, so killing the group alone is not enough) and every process group
+//! among them, with `SIGKILL`.
+//!
+//! Programs under test are limited by [`Limits::apply_to`], called by a backend
+//! with the inferior's pid as soon as the debugger reports it: the limits bind
+//! the inferior only, not the long-lived debugger that serves many runs.
+
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::process::{Child, Command};
+
+/// Resource limits for a program under test (`setrlimit` semantics, applied
+/// with `prlimit(2)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// CPU time in seconds (`RLIMIT_CPU`); the program gets `SIGXCPU`, then `SIGKILL`.
+    pub cpu_seconds: u64,
+    /// Address space in bytes (`RLIMIT_AS`).
+    pub memory_bytes: u64,
+    /// Largest file the program may write, in bytes (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { cpu_seconds: 10, memory_bytes: 1 << 30, file_size_bytes: 16 << 20 }
+    }
+}
+
+impl Limits {
+    /// Applies the limits to a running process (the inferior).
+    ///
+    /// Errors: the `prlimit(2)` error (for example `ESRCH` when the process is gone).
+    pub fn apply_to(&self, pid: u32) -> io::Result<()> {
+        let set = |resource, value: u64| -> io::Result<()> {
+            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
+            // SAFETY: plain syscall with a valid pointer to a local rlimit.
+            let rc = unsafe { libc::prlimit(pid as libc::pid_t, resource, &lim, std::ptr::null_mut()) };
+            if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+        };
+        set(libc::RLIMIT_CPU, self.cpu_seconds)?;
+        set(libc::RLIMIT_AS, self.memory_bytes)?;
+        set(libc::RLIMIT_FSIZE, self.file_size_bytes)?;
+        Ok(())
+    }
+}
+
+/// How a tool process is confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sandbox {
+    /// Run the tool (and so the program it debugs) in a new network namespace
+    /// that has only a loopback interface. Needs `CAP_SYS_ADMIN`.
+    pub isolate_network: bool,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self { isolate_network: true }
+    }
+}
+
+/// A spawned child that is killed, with its whole process tree, when dropped.
+#[derive(Debug)]
+pub struct ProcessGuard {
+    child: Option<Child>,
+    pid: u32,
+    /// Whether the child runs in its own network namespace.
+    pub network_isolated: bool,
+}
+
+/// Spawns `cmd` in its own process group (and network namespace, if asked and
+/// possible), with stdin, stdout and stderr piped unless the caller set them.
+///
+/// Errors: the spawn error (missing executable: `io::ErrorKind::NotFound`).
+pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
+    cmd.process_group(0);
+    cmd.kill_on_drop(true);
+    let isolate = sandbox.isolate_network && can_isolate_network();
+    if isolate {
+        // SAFETY: the closure only calls async-signal-safe syscalls.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::unshare(libc::CLONE_NEWNET) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                loopback_up();
+                Ok(())
+            });
+        }
+    }
+    let child = cmd.spawn()?;
+    let pid = child.id().unwrap_or(0);
+    Ok(ProcessGuard { child: Some(child), pid, network_isolated: isolate })
+}
+
+/// A command with all three standard streams piped.
+pub fn piped(program: &str) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd
+}
+
+fn can_isolate_network() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Brings up `lo` in the current (fresh) network namespace. Best effort: a
+/// failure leaves the namespace without loopback, which still isolates.
+fn loopback_up() {
+    // SAFETY: socket/ioctl/close with a zeroed, properly sized ifreq.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
+        if fd < 0 {
+            return;
+        }
+        let mut req: libc::ifreq = std::mem::zeroed();
+        for (i, b) in b"lo\0".iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) == 0 {
+            req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(fd, libc::SIOCSIFFLAGS, &mut req);
+        }
+        libc::close(fd);
+    }
+}
+
+impl ProcessGuard {
+    /// The child's pid (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The child, for its pipes and exit status.
+    pub fn child_mut(&mut self) -> &mut Child {
+        self.child.as_mut().expect("child present until drop")
+    }
+
+    /// Whether the child has exited (without waiting).
+    pub fn has_exited(&mut self) -> bool {
+        matches!(self.child.as_mut().map(|c| c.try_wait()), Some(Ok(Some(_))))
+    }
+
+    /// Waits for the child to exit, at most `timeout`. `None` on timeout.
+    pub async fn wait_timeout(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let child = self.child.as_mut()?;
+        tokio::time::timeout(timeout, child.wait()).await.ok().and_then(Result::ok)
+    }
+
+    /// Kills the child and every descendant with `SIGKILL`, and reaps the child.
+    pub fn kill_tree(&mut self) {
+        kill_tree(self.pid);
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.start_kill();
+            let _ = child.try_wait();
+        }
+    }
+}
+
+impl Drop for ProcessGuard {
+    fn drop(&mut self) {
+        self.kill_tree();
+    }
+}
+
+/// Kills `root` and all its descendants (found through `/proc`), and the
+/// process groups they lead, with `SIGKILL`. Repeats until no descendant is
+/// left, so children forked during the kill are caught too.
+pub fn kill_tree(root: u32) {
+    if root == 0 {
+        return;
+    }
+    for _ in 0..5 {
+        let tree = descendants(root);
+        let mut groups = HashSet::new();
+        for &pid in tree.iter().chain(std::iter::once(&root)) {
+            if let Some(pgid) = proc_stat(pid).map(|s| s.pgid) {
+                groups.insert(pgid);
+            }
+        }
+        // SAFETY: kill(2) with a positive pid or a negative process group id.
+        unsafe {
+            for &pid in tree.iter().chain(std::iter::once(&root)) {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+            for g in groups {
+                if g > 1 && g != own_pgid() {
+                    libc::kill(-(g as libc::pid_t), libc::SIGKILL);
+                }
+            }
+        }
+        if tree.iter().all(|&p| !alive(p)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn own_pgid() -> u32 {
+    // SAFETY: getpgrp has no preconditions.
+    unsafe { libc::getpgrp() as u32 }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is dead for our purposes.
+    proc_stat(pid).is_some_and(|s| s.state != 'Z')
+}
+
+struct ProcStat {
+    ppid: u32,
+    pgid: u32,
+    state: char,
+}
+
+fn proc_stat(pid: u32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces.
+    let rest = &text[text.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgid = fields.next()?.parse().ok()?;
+    Some(ProcStat { ppid, pgid, state })
+}
+
+/// All live descendants of `root` (children, grandchildren, ...), from `/proc`.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            if let Some(st) = proc_stat(pid) {
+                children.entry(st.ppid).or_default().push(pid);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        if let Some(kids) = children.get(&p) {
+            for &k in kids {
+                out.push(k);
+                stack.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// What a finished command produced.
+#[derive(Debug, Clone)]
+pub struct Completed {
+    /// Exit code, `None` if killed by a signal or timed out.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+/// Runs `cmd` to completion with a timeout, killing its process tree on
+/// timeout. Output is captured (lossily decoded as UTF-8).
+///
+/// Errors: only the spawn error; a timeout is `Completed { timed_out: true }`.
+pub async fn run(mut cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::Result<Completed> {
+    use tokio::io::AsyncReadExt;
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut guard = spawn(cmd, sandbox)?;
+    let mut out = guard.child_mut().stdout.take();
+    let mut err = guard.child_mut().stderr.take();
+    let read_all = async {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let ro = async {
+            if let Some(s) = out.as_mut() {
+                let _ = s.read_to_end(&mut o).await;
+            }
+        };
+        let re = async {
+            if let Some(s) = err.as_mut() {
+                let _ = s.read_to_end(&mut e).await;
+            }
+        };
+        tokio::join!(ro, re);
+        (o, e)
+    };
+    match tokio::time::timeout(timeout, async {
+        let (o, e) = read_all.await;
+        let status = guard.child_mut().wait().await;
+        (o, e, status)
+    })
+    .await
+    {
+        Ok((o, e, status)) => Ok(Completed {
+            code: status.ok().and_then(|s| s.code()),
+            stdout: String::from_utf8_lossy(&o).into_owned(),
+            stderr: String::from_utf8_lossy(&e).into_owned(),
+            timed_out: false,
+        }),
+        Err(_) => {
+            guard.kill_tree();
+            Ok(Completed { code: None, stdout: String::new(), stderr: String::new(), timed_out: true })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_tree_including_other_groups() {
+        // The shell starts a background sleep in a process group of its own
+        // (setsid), as a debugger does with its inferior.
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("setsid sleep 60 & sleep 60 & wait");
+        let mut guard = spawn(cmd, Sandbox { isolate_network: false }).unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let tree = descendants(guard.pid());
+        assert!(tree.len() >= 2, "expected two sleeps, found {tree:?}");
+        guard.kill_tree();
+        drop(guard);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        for p in tree {
+            assert!(!alive(p), "descendant {p} survived");
+        }
+    }
+
+    #[tokio::test]
+    async fn run_reports_a_timeout_and_leaves_no_orphan() {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("sleep 30 & echo started; wait");
+        let done = run(cmd, Duration::from_millis(300), Sandbox::default()).await.unwrap();
+        assert!(done.timed_out);
+        assert_eq!(done.code, None);
+    }
+
+    #[tokio::test]
+    async fn run_captures_output_and_exit_code() {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("echo out; echo err >&2; exit 3");
+        let done = run(cmd, Duration::from_secs(5), Sandbox::default()).await.unwrap();
+        assert_eq!(done.code, Some(3));
+        assert_eq!(done.stdout, "out\n");
+        assert_eq!(done.stderr, "err\n");
+    }
+
+    #[tokio::test]
+    async fn isolated_network_has_only_loopback() {
+        if !can_isolate_network() {
+            return; // documented: isolation needs root; CI runs as root
+        }
+        let mut cmd = Command::new("sh");
+        // /proc/self/net/dev lists the interfaces of the reader's namespace.
+        cmd.arg("-c").arg("tail -n +3 /proc/self/net/dev | cut -d: -f1");
+        let done = run(cmd, Duration::from_secs(5), Sandbox { isolate_network: true }).await.unwrap();
+        assert_eq!(done.stdout.split_whitespace().collect::<Vec<_>>(), vec!["lo"]);
+    }
+
+    #[test]
+    fn limits_apply_to_a_live_process_and_fail_for_a_dead_one() {
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        let lim = Limits { cpu_seconds: 3, memory_bytes: 1 << 28, file_size_bytes: 1 << 20 };
+        lim.apply_to(child.id()).unwrap();
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap();
+        assert!(limits.lines().any(|l| l.starts_with("Max cpu time") && l.contains(" 3 ")), "{limits}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(lim.apply_to(child.id()).is_err());
+    }
+}

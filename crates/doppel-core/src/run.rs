@@ -1,0 +1,36 @@
+//! The record of one run, as the store keeps it and reports show it.
+
+use crate::model::{ToolInfo, Trace, Verdict};
+use crate::subject::Subject;
+use serde::{Deserialize, Serialize};
+
+/// One finished run of a technique on one subject with one seed.
+///
+/// `key` identifies the run's inputs (technique, configuration fingerprint,
+/// subject hash, seed, debuggers): a campaign started with `--resume` skips
+/// every key already in the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Database id; `None` until stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    /// Unique key of the run's inputs (see above).
+    pub key: String,
+    /// `differential`, later `metamorphic`, `debuginfo`, ...
+    pub technique: String,
+    /// Campaign name (free text, for grouping runs).
+    pub campaign: String,
+    pub subject: Subject,
+    pub seed: u64,
+    /// The technique's full configuration, enough to replay the run.
+    pub config: serde_json::Value,
+    /// The tools under test, in trace order.
+    pub debuggers: Vec<ToolInfo>,
+    pub verdict: Verdict,
+    /// One trace per debugger, same order as `debuggers`.
+    pub traces: Vec<Trace>,
+    /// Wall time of the run in milliseconds.
+    pub duration_ms: f64,
+    /// Start of the run, milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+}

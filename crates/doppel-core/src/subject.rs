@@ -1,0 +1,37 @@
+//! A subject: one program under test, ready for a tool (for C: compiled).
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The language of a subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    C,
+    JavaScript,
+}
+
+/// A program ready to be debugged.
+///
+/// `source` is the absolute path of the file the binary was compiled from;
+/// backends set breakpoints by that path and map the paths the debugger
+/// reports back to `source_name`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subject {
+    /// Stable identifier: the file name, or a path relative to the corpus root.
+    pub name: String,
+    pub language: Language,
+    /// Absolute path of the source file as compiled.
+    pub source: PathBuf,
+    /// Name used for the file in [`crate::model::Location`]s (the file name).
+    pub source_name: String,
+    /// Number of lines in the source file.
+    pub line_count: u32,
+    /// The executable (C) to run under the debugger, if the language needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<PathBuf>,
+    /// Content hash of source and build recipe (hex SHA-256).
+    pub hash: String,
+    /// The build recipe (`gcc -O0 -g`), for reports and reproducers.
+    pub build: String,
+}

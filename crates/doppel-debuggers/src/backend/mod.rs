@@ -1,0 +1,4 @@
+//! Backends: one file per debugger.
+
+pub mod gdb;
+pub mod lldb;

@@ -1,0 +1,129 @@
+//! Debugger drivers: one [`Debugger`] trait, protocol clients, and backends.
+//!
+//! Layout (one file per protocol and per backend; a new backend is one file in
+//! `backend/` plus one line in [`registry`]):
+//! - `protocol/gdbmi.rs`: GDB/MI output parser (records, tuples, lists, C strings);
+//! - `protocol/dap.rs`: Debug Adapter Protocol client (framing, seq matching, events);
+//! - `backend/gdb.rs`: GDB over MI 3;
+//! - `backend/lldb.rs`: LLDB over DAP (`lldb-dap-N` / `lldb-vscode-N`).
+//!
+//! Protocol details (MI records, DAP `seq`, thread ids, 0/1-based columns)
+//! never leave their backend: the trait speaks only the core model.
+
+use async_trait::async_trait;
+use doppel_core::process::{Limits, Sandbox};
+use doppel_core::{ExecAction, Location, Output, RawMessage, Subject, ToolInfo};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+pub mod backend;
+pub mod protocol;
+pub mod registry;
+
+/// What a backend can and cannot do; shown by `doppel backends` and in reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Breakpoint locations carry columns.
+    pub columns: bool,
+    /// One debugger process serves many runs (reset between runs).
+    pub warm_reuse: bool,
+    /// The backend can tell arguments from locals.
+    pub argument_flags: bool,
+    /// Free-text limitations, one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// Settings every backend takes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DebuggerConfig {
+    /// Longest wait for one answer of the debugger (one action), after which
+    /// the action's output is `Failed { kind: Timeout }` and the debugger is killed.
+    pub action_timeout: Duration,
+    /// Reuse one debugger process across runs (`reset`) instead of a fresh one per run.
+    pub warm: bool,
+    /// Limits applied to the program under test (not to the debugger).
+    pub limits: Limits,
+    /// Confinement of the debugger process (and so of its inferior).
+    pub sandbox: Sandbox,
+    /// Expand aggregates (structs, arrays) to this depth when reading variables.
+    pub value_depth: u32,
+    /// Override the executable (for example `/usr/bin/lldb-dap-19`).
+    pub executable: Option<String>,
+}
+
+impl Default for DebuggerConfig {
+    fn default() -> Self {
+        Self {
+            action_timeout: Duration::from_secs(10),
+            warm: true,
+            limits: Limits::default(),
+            sandbox: Sandbox::default(),
+            value_depth: 2,
+            executable: None,
+        }
+    }
+}
+
+/// Errors that stop a backend from being created at all (not failures of a
+/// run, which are [`Output::Failed`]).
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The debugger's executable was not found; `hint` says how to install it.
+    #[error("{name} is not installed: {hint}")]
+    NotInstalled { name: String, hint: String },
+    /// No backend of that name is registered.
+    #[error("unknown debugger '{0}' (known: {1})")]
+    Unknown(String, String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// One debugger under test, driven through its machine interface.
+///
+/// A run is `load`, any number of `set_breakpoint`/`remove_breakpoint`,
+/// `start`, then `exec` while the output is [`Output::Paused`], then `reset`.
+/// Every method returns within [`DebuggerConfig::action_timeout`] (plus the
+/// time to kill the debugger); a crash, hang or protocol error is an
+/// [`Output::Failed`], after which the backend restarts its process on the
+/// next `load`.
+#[async_trait]
+pub trait Debugger: Send {
+    /// Name, version, protocol and executable.
+    fn info(&self) -> &ToolInfo;
+
+    /// What this backend supports.
+    fn capabilities(&self) -> Capabilities;
+
+    /// Prepares a run of `subject`: starts the debugger process if none is
+    /// warm and loads the program, not yet running. `Failed` on error.
+    async fn load(&mut self, subject: &Subject) -> Output;
+
+    /// Sets a breakpoint at `at` (file and line; column if the backend
+    /// supports columns). Answers `BreakpointSet` with the resolved location,
+    /// or `resolved: None` with the debugger's message when it rejected it.
+    async fn set_breakpoint(&mut self, at: &Location) -> Output;
+
+    /// Removes the breakpoint that was requested at `at`. Answers `BreakpointRemoved`.
+    async fn remove_breakpoint(&mut self, at: &Location) -> Output;
+
+    /// Starts the program. Answers `Paused`, `Finished` or `Failed`.
+    async fn start(&mut self) -> Output;
+
+    /// Resumes or steps the paused program. Answers `Paused`, `Finished` or `Failed`.
+    async fn exec(&mut self, action: ExecAction) -> Output;
+
+    /// Ends the current run (kills the inferior) and keeps the debugger warm
+    /// if the backend supports it; otherwise shuts the debugger down.
+    async fn reset(&mut self);
+
+    /// Shuts the debugger process down.
+    async fn shutdown(&mut self);
+
+    /// The protocol messages exchanged since the last call, oldest first.
+    fn take_transcript(&mut self) -> Vec<RawMessage>;
+
+    /// The inferior's stdout and stderr since `load`, as far as captured.
+    fn program_output(&self) -> String {
+        String::new()
+    }
+}

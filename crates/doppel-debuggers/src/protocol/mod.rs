@@ -1,0 +1,4 @@
+//! Protocol clients and parsers: one file per protocol.
+
+pub mod dap;
+pub mod gdbmi;
