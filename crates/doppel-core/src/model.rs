@@ -490,17 +490,22 @@ pub enum Verdict {
     MaxActions { actions: usize },
     /// The debuggers diverged.
     Divergence(Finding),
+    /// Every debugger timed out on the same action: the program runs longer
+    /// than the action timeout (or never terminates). No divergence is claimed.
+    Inconclusive { actions: usize, reason: String },
     /// The input could not be used (does not compile, no lines); no debugger ran.
     SubjectError { reason: String },
 }
 
 impl Verdict {
-    /// Stable short name (`program_finished`, `max_actions`, `divergence`, `subject_error`).
+    /// Stable short name (`program_finished`, `max_actions`, `divergence`,
+    /// `inconclusive`, `subject_error`).
     pub fn name(&self) -> &'static str {
         match self {
             Verdict::ProgramFinished { .. } => "program_finished",
             Verdict::MaxActions { .. } => "max_actions",
             Verdict::Divergence(_) => "divergence",
+            Verdict::Inconclusive { .. } => "inconclusive",
             Verdict::SubjectError { .. } => "subject_error",
         }
     }

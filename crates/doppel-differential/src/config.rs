@@ -1,0 +1,160 @@
+//! The knobs of a differential run (DBDB Algorithm 1), as read from
+//! `doppel.toml` (table `[diff]`) and overridden by CLI flags.
+
+use crate::normalize::NormalizationConfig;
+use doppel_core::ExecAction;
+use serde::{Deserialize, Serialize};
+
+/// Relative weights of the execution actions chosen after each pause.
+/// DBDB's implementation draws uniformly (all 1.0).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ActionWeights {
+    pub resume: f64,
+    pub step_in: f64,
+    pub step_over: f64,
+    pub step_out: f64,
+}
+
+impl Default for ActionWeights {
+    fn default() -> Self {
+        Self { resume: 1.0, step_in: 1.0, step_over: 1.0, step_out: 1.0 }
+    }
+}
+
+impl ActionWeights {
+    /// The weight of one action.
+    pub fn weight(&self, a: ExecAction) -> f64 {
+        match a {
+            ExecAction::Resume => self.resume,
+            ExecAction::StepIn => self.step_in,
+            ExecAction::StepOver => self.step_over,
+            ExecAction::StepOut => self.step_out,
+        }
+    }
+
+    /// Parses `resume=1,step_in=2,step_over=2,step_out=1` (missing keys keep
+    /// their default). Errors: an unknown key or a value that is not a
+    /// non-negative number, or all weights zero.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut w = Self::default();
+        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| format!("expected key=value, got '{part}'"))?;
+            let v: f64 = v.trim().parse().map_err(|_| format!("weight '{v}' is not a number"))?;
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(format!("weight {v} must be a non-negative number"));
+            }
+            match k.trim() {
+                "resume" => w.resume = v,
+                "step_in" => w.step_in = v,
+                "step_over" => w.step_over = v,
+                "step_out" => w.step_out = v,
+                other => return Err(format!("unknown action '{other}' (resume, step_in, step_over, step_out)")),
+            }
+        }
+        if ExecAction::ALL.iter().all(|a| w.weight(*a) == 0.0) {
+            return Err("all action weights are zero".into());
+        }
+        Ok(w)
+    }
+}
+
+/// Configuration of one differential run. Together with the subject and the
+/// seed it determines the run (every random choice comes from the seed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiffConfig {
+    /// Breakpoints per source line: the run sets `max(1, floor(lines * this))`
+    /// breakpoints, capped by `max_breakpoints` (DBDB: 0.1).
+    pub breakpoints_per_line: f64,
+    /// Upper bound on the number of breakpoints of a run.
+    pub max_breakpoints: usize,
+    /// Probability of removing a breakpoint right after setting it (DBDB: 0.2).
+    pub removal_probability: f64,
+    /// Maximum number of execution actions after start (DBDB: 20).
+    pub max_actions: usize,
+    /// Weights of resume / step in / step over / step out.
+    pub weights: ActionWeights,
+    /// Per-action timeout in milliseconds; a debugger that does not answer in
+    /// time is a tool failure (timeout).
+    pub action_timeout_ms: u64,
+    /// Compare columns of pause and breakpoint locations when all debuggers report them.
+    pub compare_columns: bool,
+    /// Normalization rules (see `docs/normalization.md`).
+    pub normalization: NormalizationConfig,
+}
+
+impl Default for DiffConfig {
+    fn default() -> Self {
+        Self {
+            breakpoints_per_line: 0.1,
+            max_breakpoints: 10,
+            removal_probability: 0.2,
+            max_actions: 20,
+            weights: ActionWeights::default(),
+            action_timeout_ms: 10_000,
+            compare_columns: false,
+            normalization: NormalizationConfig::default(),
+        }
+    }
+}
+
+impl DiffConfig {
+    /// Number of breakpoints a run keeps for a program of `lines` lines.
+    pub fn breakpoint_count(&self, lines: u32) -> usize {
+        let n = (f64::from(lines) * self.breakpoints_per_line).floor() as usize;
+        n.clamp(1, self.max_breakpoints.max(1))
+    }
+
+    /// Checks the ranges. Errors: a message naming the bad knob.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.removal_probability) {
+            return Err("removal_probability must be within 0..=1".into());
+        }
+        if !(self.breakpoints_per_line >= 0.0) {
+            return Err("breakpoints_per_line must be non-negative".into());
+        }
+        if self.action_timeout_ms == 0 {
+            return Err("action_timeout_ms must be positive".into());
+        }
+        if ExecAction::ALL.iter().all(|a| self.weights.weight(*a) == 0.0) {
+            return Err("all action weights are zero".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_parse_and_reject_nonsense() {
+        let w = ActionWeights::parse("step_in=2, step_out=0").unwrap();
+        assert_eq!((w.resume, w.step_in, w.step_over, w.step_out), (1.0, 2.0, 1.0, 0.0));
+        assert!(ActionWeights::parse("jump=1").is_err());
+        assert!(ActionWeights::parse("resume=-1").is_err());
+        assert!(ActionWeights::parse("resume=0,step_in=0,step_over=0,step_out=0").is_err());
+    }
+
+    #[test]
+    fn breakpoint_count_follows_dbdb_with_a_floor_of_one() {
+        let c = DiffConfig::default();
+        assert_eq!(c.breakpoint_count(5), 1);
+        assert_eq!(c.breakpoint_count(45), 4);
+        assert_eq!(c.breakpoint_count(1000), 10);
+    }
+
+    #[test]
+    fn config_reads_from_partial_toml() {
+        let c: DiffConfig = toml_like(r#"{"max_actions": 5, "weights": {"step_in": 3.0}}"#);
+        assert_eq!(c.max_actions, 5);
+        assert_eq!(c.weights.step_in, 3.0);
+        assert_eq!(c.weights.resume, 1.0);
+        assert_eq!(c.removal_probability, 0.2);
+    }
+
+    fn toml_like(json: &str) -> DiffConfig {
+        serde_json::from_str(json).unwrap()
+    }
+}

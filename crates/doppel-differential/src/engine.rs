@@ -1,0 +1,245 @@
+//! One differential run: DBDB Algorithm 1 (Lehmann & Pradel, FSE 2018,
+//! section 3.3), generalized from two to N debuggers.
+//!
+//! 1. Breakpoint phase: random lines; each breakpoint is set in every
+//!    debugger and the resolved locations are compared; with
+//!    `removal_probability` it is removed again and the removals compared;
+//!    until `breakpoint_count(lines)` breakpoints are kept.
+//! 2. Start the program in every debugger.
+//! 3. While every debugger is paused and they agree: pick resume / step in /
+//!    step over / step out by weight and issue it to all of them, at most
+//!    `max_actions` times.
+//!
+//! The first divergence ends the run. Every random choice comes from a
+//! ChaCha8 generator seeded with the run's seed, and the next action is chosen
+//! only after all debuggers have paused, so a run is determined by its subject,
+//! seed and configuration (up to the debuggers' own non-determinism).
+
+use crate::config::DiffConfig;
+use crate::oracle::{self, Difference};
+use doppel_core::{
+    Action, ClassKey, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output,
+    ProgramState, Subject, Trace, Verdict,
+};
+use doppel_debuggers::Debugger;
+use futures::future::join_all;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+/// Maps a 1-based line (or `None`: no line, e.g. for `start`) to the AST node
+/// type used in class keys.
+pub type NodeTypeOf<'a> = &'a (dyn Fn(Option<u32>) -> String + Sync);
+
+/// The result of one run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub verdict: Verdict,
+    /// One trace per debugger, in the order of the debuggers given.
+    pub traces: Vec<Trace>,
+    /// Wall time in milliseconds, load to reset.
+    pub duration_ms: f64,
+}
+
+struct Recorder {
+    start: Instant,
+    traces: Vec<Trace>,
+    actions: usize,
+}
+
+impl Recorder {
+    fn ms(&self) -> f64 {
+        self.start.elapsed().as_secs_f64() * 1000.0
+    }
+
+    fn action(&mut self, a: &Action) {
+        let t = self.ms();
+        for tr in &mut self.traces {
+            tr.events.push(Event { t_ms: t, kind: EventKind::Action(a.clone()), raw: vec![] });
+        }
+        self.actions += 1;
+    }
+
+    fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
+        let t = self.ms();
+        for ((tr, d), o) in self.traces.iter_mut().zip(dbg.iter_mut()).zip(outs) {
+            tr.events.push(Event { t_ms: t, kind: EventKind::Output(o.clone()), raw: d.take_transcript() });
+        }
+    }
+}
+
+/// Runs DBDB's Algorithm 1 on `subject` with `seed` over `debuggers`
+/// (at least two). Never fails: debugger failures become a `tool_failure`
+/// divergence, and the debuggers are reset at the end either way.
+pub async fn run(
+    debuggers: &mut [Box<dyn Debugger>],
+    subject: &Subject,
+    seed: u64,
+    cfg: &DiffConfig,
+    node_type: NodeTypeOf<'_>,
+) -> RunOutcome {
+    let mut rec = Recorder {
+        start: Instant::now(),
+        traces: debuggers.iter().map(|d| Trace { debugger: d.info().clone(), events: vec![] }).collect(),
+        actions: 0,
+    };
+    let verdict = drive(debuggers, subject, seed, cfg, node_type, &mut rec).await;
+    join_all(debuggers.iter_mut().map(|d| d.reset())).await;
+    for d in debuggers.iter_mut() {
+        d.take_transcript();
+    }
+    let duration_ms = rec.ms();
+    RunOutcome { verdict, traces: rec.traces, duration_ms }
+}
+
+async fn drive(
+    dbg: &mut [Box<dyn Debugger>],
+    subject: &Subject,
+    seed: u64,
+    cfg: &DiffConfig,
+    node_type: NodeTypeOf<'_>,
+    rec: &mut Recorder,
+) -> Verdict {
+    let names: Vec<String> = dbg.iter().map(|d| d.info().name.clone()).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let finding = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| {
+        Verdict::Divergence(Finding {
+            class: ClassKey {
+                divergence: d.kind,
+                last_action: action.kind(),
+                ast_node: node_type(line),
+                policy: d.policy,
+            },
+            action_index: rec.actions - 1,
+            last_action: action,
+            line,
+            detail: d.detail,
+        })
+    };
+
+    // Load: a debugger that cannot load the program fails the run before any action.
+    let loads = join_all(dbg.iter_mut().map(|d| d.load(subject))).await;
+    if loads.iter().any(|o| matches!(o, Output::Failed { .. })) {
+        rec.action(&Action::Start);
+        let outs: Vec<Output> = loads
+            .into_iter()
+            .map(|o| if matches!(o, Output::Failed { .. }) { o } else { Output::Finished { exit_code: None, signal: None } })
+            .collect();
+        rec.outputs(dbg, &outs);
+        let d = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
+            .unwrap_or_else(|| Difference { kind: DivergenceKind::ToolFailure, detail: "load failed".into(), policy: None });
+        return finding(rec, Action::Start, None, d);
+    }
+
+    // 1. Breakpoints (Algorithm 1, lines 2-15).
+    let file = subject.source_name.clone();
+    let wanted = cfg.breakpoint_count(subject.line_count);
+    let mut kept: BTreeSet<u32> = BTreeSet::new();
+    let mut attempts = 0;
+    while kept.len() < wanted && attempts < 20 * subject.line_count.max(1) as usize {
+        attempts += 1;
+        let line = rng.random_range(1..=subject.line_count.max(1));
+        if kept.contains(&line) {
+            continue;
+        }
+        let at = Location::line(file.clone(), line);
+        let action = Action::SetBreakpoint { at: at.clone() };
+        rec.action(&action);
+        let outs = join_all(dbg.iter_mut().map(|d| d.set_breakpoint(&at))).await;
+        rec.outputs(dbg, &outs);
+        if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+            return finding(rec, action, Some(line), d);
+        }
+        if rng.random_bool(cfg.removal_probability) {
+            let action = Action::RemoveBreakpoint { at: at.clone() };
+            rec.action(&action);
+            let outs = join_all(dbg.iter_mut().map(|d| d.remove_breakpoint(&at))).await;
+            rec.outputs(dbg, &outs);
+            if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+                return finding(rec, action, Some(line), d);
+            }
+        } else {
+            kept.insert(line);
+            if let Some(Output::BreakpointSet { resolved: Some(r), .. }) = outs.first() {
+                kept.insert(r.line);
+            }
+        }
+    }
+
+    // 2. Start (line 16).
+    rec.action(&Action::Start);
+    let mut outs = join_all(dbg.iter_mut().map(|d| d.start())).await;
+    rec.outputs(dbg, &outs);
+    let mut last = (Action::Start, None, None::<ProgramState>);
+
+    // 3. Step and resume (lines 17-27).
+    let mut executed = 0;
+    loop {
+        let (action, line, before) = &last;
+        if outs.iter().all(|o| matches!(o, Output::Failed { kind: doppel_core::FailureKind::Timeout, .. })) {
+            return Verdict::Inconclusive {
+                actions: executed,
+                reason: format!("every debugger timed out on '{action}': the program runs longer than the action timeout"),
+            };
+        }
+        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+            let exec = match action {
+                Action::Exec { exec } => Some(*exec),
+                _ => None,
+            };
+            d.policy = oracle::policy(before.as_ref(), exec, &outs, &d);
+            return finding(rec, action.clone(), *line, d);
+        }
+        match &outs[0] {
+            Output::Finished { .. } => return Verdict::ProgramFinished { actions: executed },
+            Output::Paused(_) => {}
+            _ => return Verdict::ProgramFinished { actions: executed },
+        }
+        if executed >= cfg.max_actions {
+            return Verdict::MaxActions { actions: executed };
+        }
+        let state = outs[0].paused().cloned();
+        let exec = pick(&mut rng, cfg);
+        let action = Action::Exec { exec };
+        rec.action(&action);
+        outs = join_all(dbg.iter_mut().map(|d| d.exec(exec))).await;
+        rec.outputs(dbg, &outs);
+        executed += 1;
+        let line = state.as_ref().map(|s| s.location.line);
+        last = (action, line, state);
+    }
+}
+
+/// Picks an execution action by weight.
+fn pick(rng: &mut ChaCha8Rng, cfg: &DiffConfig) -> ExecAction {
+    let total: f64 = ExecAction::ALL.iter().map(|a| cfg.weights.weight(*a)).sum();
+    let mut x = rng.random_range(0.0..total);
+    for a in ExecAction::ALL {
+        let w = cfg.weights.weight(a);
+        if x < w {
+            return a;
+        }
+        x -= w;
+    }
+    ExecAction::Resume
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ActionWeights;
+
+    #[test]
+    fn picking_is_seeded_and_honours_zero_weights() {
+        let cfg = DiffConfig { weights: ActionWeights { resume: 0.0, step_in: 1.0, step_over: 0.0, step_out: 1.0 }, ..Default::default() };
+        let draw = |seed| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            (0..50).map(|_| pick(&mut r, &cfg)).collect::<Vec<_>>()
+        };
+        let a = draw(7);
+        assert_eq!(a, draw(7));
+        assert!(a.iter().all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut)));
+        assert!(a.contains(&ExecAction::StepIn) && a.contains(&ExecAction::StepOut));
+    }
+}

@@ -1,0 +1,321 @@
+//! Normalization: explicit, per-rule, switchable rewrites that make the
+//! outputs of different debuggers comparable before the oracle looks at them.
+//!
+//! Every rule is documented in `docs/normalization.md` with an example. A rule
+//! removes a difference of *rendering* (how a value or a stack is printed);
+//! differences of *behaviour* stay. Raw outputs stay untouched in the traces:
+//! normalization works on copies used only for comparison.
+
+use doppel_core::{Frame, Location, Output, ProgramState, Value, Variable, VariableKind};
+use serde::{Deserialize, Serialize};
+
+/// Switches for the normalization rules. All are on by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NormalizationConfig {
+    /// Drop call-stack frames below `main` (LLDB shows `__libc_start_call_main`
+    /// and `_start` when libc debug info is installed; GDB stops at `main`).
+    pub frames_below_main: bool,
+    /// Render pointers without leading zeros (`0x0000555555556004` → `0x555555556004`).
+    pub pointer_format: bool,
+    /// Render `char` values as their character literal (GDB `97 'a'`, LLDB `'a'` → `'a'`).
+    pub char_format: bool,
+    /// Ignore whether a variable is flagged as an argument (LLDB's adapter does
+    /// not flag arguments; GDB/MI does).
+    pub argument_flags: bool,
+    /// Compare variables as a set sorted by name, keeping the first binding of
+    /// each name (DBDB's implementation does the same).
+    pub variable_order: bool,
+    /// Compare aggregates by their members when a backend expanded them,
+    /// instead of by each debugger's own summary text.
+    pub aggregate_members: bool,
+    /// Spell types the same way (`char [6]` → `char[6]`, `int *` → `int*`).
+    pub type_spelling: bool,
+    /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
+    pub char_array_padding: bool,
+}
+
+impl Default for NormalizationConfig {
+    fn default() -> Self {
+        Self {
+            frames_below_main: true,
+            pointer_format: true,
+            char_format: true,
+            argument_flags: true,
+            variable_order: true,
+            aggregate_members: true,
+            type_spelling: true,
+            char_array_padding: true,
+        }
+    }
+}
+
+impl NormalizationConfig {
+    /// Every rule switched off: compare the debuggers' raw renderings.
+    pub fn none() -> Self {
+        Self {
+            frames_below_main: false,
+            pointer_format: false,
+            char_format: false,
+            argument_flags: false,
+            variable_order: false,
+            aggregate_members: false,
+            type_spelling: false,
+            char_array_padding: false,
+        }
+    }
+
+    /// The rule names and whether each is on, for reports.
+    pub fn describe(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("frames_below_main", self.frames_below_main),
+            ("pointer_format", self.pointer_format),
+            ("char_format", self.char_format),
+            ("argument_flags", self.argument_flags),
+            ("variable_order", self.variable_order),
+            ("aggregate_members", self.aggregate_members),
+            ("type_spelling", self.type_spelling),
+            ("char_array_padding", self.char_array_padding),
+        ]
+    }
+
+    /// Switches off the rules named in `names` (comma-separated).
+    /// Errors: an unknown rule name.
+    pub fn disable(&mut self, names: &str) -> Result<(), String> {
+        for n in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let slot = match n {
+                "frames_below_main" => &mut self.frames_below_main,
+                "pointer_format" => &mut self.pointer_format,
+                "char_format" => &mut self.char_format,
+                "argument_flags" => &mut self.argument_flags,
+                "variable_order" => &mut self.variable_order,
+                "aggregate_members" => &mut self.aggregate_members,
+                "type_spelling" => &mut self.type_spelling,
+                "char_array_padding" => &mut self.char_array_padding,
+                "all" => {
+                    *self = Self::none();
+                    continue;
+                }
+                other => return Err(format!("unknown normalization rule '{other}'")),
+            };
+            *slot = false;
+        }
+        Ok(())
+    }
+}
+
+/// Returns the normalized copy of an output used for comparison.
+pub fn output(o: &Output, cfg: &NormalizationConfig) -> Output {
+    match o {
+        Output::Paused(s) => Output::Paused(state(s, cfg)),
+        Output::BreakpointSet { requested, resolved, .. } => Output::BreakpointSet {
+            requested: requested.clone(),
+            resolved: resolved.clone(),
+            // Messages are the debugger's prose; they never match across debuggers.
+            message: None,
+        },
+        Output::BreakpointRemoved { ok, .. } => Output::BreakpointRemoved { ok: *ok, message: None },
+        other => other.clone(),
+    }
+}
+
+/// Normalizes a program state.
+pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
+    let mut call_stack: Vec<Frame> = s.call_stack.clone();
+    if cfg.frames_below_main {
+        if let Some(i) = call_stack.iter().position(|f| f.function == "main") {
+            call_stack.truncate(i + 1);
+        }
+    }
+    let mut variables: Vec<Variable> = s.variables.iter().map(|v| variable(v, cfg)).collect();
+    if cfg.variable_order {
+        let mut seen = std::collections::HashSet::new();
+        variables.retain(|v| seen.insert(v.name.clone()));
+        variables.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    ProgramState {
+        location: s.location.clone(),
+        reason: s.reason,
+        call_stack,
+        variables,
+        signal: s.signal.clone(),
+    }
+}
+
+fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
+    Variable {
+        name: v.name.clone(),
+        type_name: v.type_name.as_deref().map(|t| if cfg.type_spelling { type_spelling(t) } else { t.to_string() }),
+        value: value(&v.value, v.type_name.as_deref(), cfg),
+        kind: if cfg.argument_flags { VariableKind::Unknown } else { v.kind },
+    }
+}
+
+/// Normalizes a value. With `aggregate_members`, an expanded aggregate is
+/// rendered canonically from its members (`{x=1, y=2}`) and its children are
+/// dropped, so that the text alone decides equality.
+pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> Value {
+    if cfg.aggregate_members && !v.children.is_empty() {
+        let parts: Vec<String> = v
+            .children
+            .iter()
+            .map(|c| format!("{}={}", c.name, value(&c.value, c.type_name.as_deref(), cfg).text))
+            .collect();
+        return Value::scalar(format!("{{{}}}", parts.join(", ")));
+    }
+    let mut text = v.text.trim().to_string();
+    if cfg.char_array_padding {
+        text = char_array_padding(&text);
+    }
+    if cfg.char_format && type_name.is_some_and(is_char_type) {
+        text = char_literal(&text);
+    }
+    if cfg.pointer_format {
+        text = pointer_format(&text);
+    }
+    Value { text, children: if cfg.aggregate_members { Vec::new() } else { v.children.clone() } }
+}
+
+fn is_char_type(t: &str) -> bool {
+    matches!(t.trim(), "char" | "signed char" | "unsigned char")
+}
+
+/// `97 'a'` → `'a'`; `'a'` stays.
+fn char_literal(text: &str) -> String {
+    match text.find(" '") {
+        Some(i) if text[..i].trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => {
+            text[i + 1..].to_string()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Strips leading zeros of every `0x...` hexadecimal number in `text`.
+fn pointer_format(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut last, mut i) = (0, 0);
+    while i + 1 < b.len() {
+        if b[i] == b'0' && b[i + 1] == b'x' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let start = i + 2;
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_hexdigit() {
+                end += 1;
+            }
+            if end > start {
+                // All indices sit on ASCII bytes, so they are char boundaries.
+                let digits = text[start..end].trim_start_matches('0');
+                out.push_str(&text[last..i]);
+                out.push_str("0x");
+                out.push_str(if digits.is_empty() { "0" } else { digits });
+                last = end;
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// `"ab", '\000' <repeats 14 times>` → `"ab"`; `"ab\000\000"` → `"ab"`.
+fn char_array_padding(text: &str) -> String {
+    let mut t = text.to_string();
+    if let Some(i) = t.find(", '\\000' <repeats") {
+        t.truncate(i);
+    }
+    while let Some(stripped) = t.strip_suffix("\\000\"") {
+        t = format!("{stripped}\"");
+    }
+    t
+}
+
+/// `char [6]` → `char[6]`, `int *` → `int*`, collapsed spaces.
+fn type_spelling(t: &str) -> String {
+    let collapsed = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    collapsed.replace(" [", "[").replace(" *", "*").replace("* ", "*")
+}
+
+/// Whether two locations are the same for the oracle: same file and line,
+/// and the same column when `columns` is set and both have one.
+pub fn same_location(a: &Location, b: &Location, columns: bool) -> bool {
+    a.file == b.file
+        && a.line == b.line
+        && (!columns || a.column.is_none() || b.column.is_none() || a.column == b.column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::PauseReason;
+
+    fn var(name: &str, ty: &str, text: &str) -> Variable {
+        Variable { name: name.into(), type_name: Some(ty.into()), value: Value::scalar(text), kind: VariableKind::Local }
+    }
+
+    #[test]
+    fn pointers_lose_leading_zeros_only_in_hex_numbers() {
+        assert_eq!(pointer_format("0x0000555555556004 \"probe\""), "0x555555556004 \"probe\"");
+        assert_eq!(pointer_format("0x0"), "0x0");
+        assert_eq!(pointer_format("0x0000000000000000"), "0x0");
+        assert_eq!(pointer_format("10x00"), "10x00");
+        assert_eq!(pointer_format("é 0x00ab é"), "é 0xab é");
+    }
+
+    #[test]
+    fn chars_render_as_literals() {
+        let cfg = NormalizationConfig::default();
+        assert_eq!(value(&Value::scalar("97 'a'"), Some("char"), &cfg).text, "'a'");
+        assert_eq!(value(&Value::scalar("'a'"), Some("char"), &cfg).text, "'a'");
+        assert_eq!(value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text, "'\\377'");
+        // Not a char: untouched.
+        assert_eq!(value(&Value::scalar("97 'a'"), Some("int"), &cfg).text, "97 'a'");
+    }
+
+    #[test]
+    fn aggregates_compare_by_members() {
+        let cfg = NormalizationConfig::default();
+        let gdb = Value { text: "{x = 1, y = 2}".into(), children: vec![var("x", "int", "1"), var("y", "int", "2")] };
+        let lldb = Value { text: "{...}".into(), children: vec![var("x", "int", "1"), var("y", "int", "2")] };
+        assert_eq!(value(&gdb, Some("struct p"), &cfg), value(&lldb, Some("struct p"), &cfg));
+        let off = NormalizationConfig::none();
+        assert_ne!(value(&gdb, Some("struct p"), &off), value(&lldb, Some("struct p"), &off));
+    }
+
+    #[test]
+    fn frames_below_main_are_dropped_and_variables_sorted() {
+        let f = |n: &str| Frame { function: n.into(), location: None };
+        let s = ProgramState {
+            location: Location::line("p.c", 3),
+            reason: PauseReason::Step,
+            call_stack: vec![f("sq"), f("main"), f("__libc_start_call_main"), f("_start")],
+            variables: vec![var("y", "int", "1"), var("x", "int", "2"), var("y", "int", "9")],
+            signal: None,
+        };
+        let n = state(&s, &NormalizationConfig::default());
+        assert_eq!(n.call_stack.len(), 2);
+        assert_eq!(n.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+        assert_eq!(n.variables[1].value.text, "1", "first binding of a shadowed name wins");
+        let raw = state(&s, &NormalizationConfig::none());
+        assert_eq!(raw.call_stack.len(), 4);
+    }
+
+    #[test]
+    fn types_and_char_arrays_are_spelled_alike() {
+        assert_eq!(type_spelling("char [6]"), "char[6]");
+        assert_eq!(type_spelling("struct node *"), "struct node*");
+        assert_eq!(char_array_padding("\"ab\", '\\000' <repeats 14 times>"), "\"ab\"");
+        assert_eq!(char_array_padding("\"ab\\000\\000\""), "\"ab\"");
+    }
+
+    #[test]
+    fn disable_names_rules_and_rejects_unknown_ones() {
+        let mut c = NormalizationConfig::default();
+        c.disable("pointer_format, char_format").unwrap();
+        assert!(!c.pointer_format && !c.char_format && c.frames_below_main);
+        assert!(c.disable("nope").is_err());
+        c.disable("all").unwrap();
+        assert_eq!(c, NormalizationConfig::none());
+    }
+}

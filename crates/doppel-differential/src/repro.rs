@@ -1,0 +1,156 @@
+//! Stand-alone reproducers in the debuggers' own terms: the program, a build
+//! script, a GDB command file, an LLDB command file, and `run.sh` that shows
+//! the divergence with the plain command-line debuggers (no doppel needed).
+//!
+//! The command files replay the run's actions in order. After every pause
+//! they print the call stack and the frame's variables, and each action is
+//! preceded by a marker line `=== [N] action ===`; the action after which the
+//! debuggers diverged is marked `<-- divergence`.
+
+use doppel_core::{Action, ExecAction, RunRecord, Verdict};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The files of a reproducer, by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reproducer {
+    pub files: Vec<(String, String)>,
+}
+
+/// Builds the reproducer of a run.
+///
+/// Errors: the run has no traces (a subject error), or no source text was
+/// stored with it.
+pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
+    let trace = run.traces.first().ok_or("the run has no traces (the subject did not build)")?;
+    let source = run.config.get("source_text").and_then(|s| s.as_str()).ok_or("the run stores no source text")?;
+    let name = &run.subject.source_name;
+    let divergent = run.verdict.finding().map(|f| f.action_index);
+    let actions: Vec<&Action> = trace.actions().collect();
+    let build = build_command(&run.subject.build, name);
+
+    let mut gdb = String::from(
+        "# GDB command file written by `doppel repro`.\n# Run: gdb -q -batch -nx -x repro.gdb\nset pagination off\nset confirm off\nset debuginfod enabled off\nset breakpoint pending on\nfile ./prog\n",
+    );
+    let mut lldb = String::from("# LLDB command file written by `doppel repro`.\n# Run: lldb -b -s repro.lldb\ntarget create ./prog\n");
+    let mut numbers: HashMap<u32, usize> = HashMap::new();
+    let mut next_number = 1;
+    for (i, a) in actions.iter().enumerate() {
+        let marker = format!("=== [{i}] {a}{} ===", if Some(i) == divergent { "   <-- divergence" } else { "" });
+        writeln!(gdb, "echo \\n{}\\n", marker.replace('\\', "\\\\")).ok();
+        writeln!(lldb, "script print({marker:?})").ok();
+        match a {
+            Action::SetBreakpoint { at } => {
+                numbers.insert(at.line, next_number);
+                next_number += 1;
+                writeln!(gdb, "break {}:{}", name, at.line).ok();
+                writeln!(lldb, "breakpoint set --file {} --line {}", name, at.line).ok();
+            }
+            Action::RemoveBreakpoint { at } => {
+                let n = numbers.get(&at.line).copied().unwrap_or(0);
+                writeln!(gdb, "delete {n}").ok();
+                writeln!(lldb, "breakpoint delete {n}").ok();
+            }
+            Action::Start => {
+                writeln!(gdb, "run").ok();
+                writeln!(lldb, "process launch").ok();
+                show_state(&mut gdb, &mut lldb);
+            }
+            Action::Exec { exec } => {
+                let (g, l) = match exec {
+                    ExecAction::Resume => ("continue", "process continue"),
+                    ExecAction::StepIn => ("step", "thread step-in"),
+                    ExecAction::StepOver => ("next", "thread step-over"),
+                    ExecAction::StepOut => ("finish", "thread step-out"),
+                };
+                writeln!(gdb, "{g}").ok();
+                writeln!(lldb, "{l}").ok();
+                show_state(&mut gdb, &mut lldb);
+            }
+        }
+    }
+    gdb.push_str("kill\nquit\n");
+    lldb.push_str("process kill\nquit\n");
+
+    let lldb_cli = lldb_cli(run);
+    let run_sh = format!(
+        "#!/bin/sh\n# Reproduces doppel run {id}: builds the program and replays the actions in gdb and lldb.\nset -u\ncd \"$(dirname \"$0\")\"\n{build}\necho '##### gdb'\ngdb -q -batch -nx -x repro.gdb 2>&1 | tee gdb.out\necho '##### lldb'\n{lldb_cli} -b -s repro.lldb 2>&1 | tee lldb.out\n",
+        id = run.id.map(|i| i.to_string()).unwrap_or_default(),
+    );
+    let readme = readme(run, &build, &lldb_cli);
+    Ok(Reproducer {
+        files: vec![
+            (name.clone(), source.to_string()),
+            ("build.sh".into(), format!("#!/bin/sh\ncd \"$(dirname \"$0\")\"\n{build}\n")),
+            ("repro.gdb".into(), gdb),
+            ("repro.lldb".into(), lldb),
+            ("run.sh".into(), run_sh),
+            ("README.md".into(), readme),
+        ],
+    })
+}
+
+fn show_state(gdb: &mut String, lldb: &mut String) {
+    gdb.push_str("backtrace\ninfo args\ninfo locals\n");
+    lldb.push_str("thread backtrace\nframe variable\n");
+}
+
+/// `gcc -O0 -g` + file → `gcc -O0 -g -o prog prog.c -lm`.
+fn build_command(recipe: &str, name: &str) -> String {
+    let recipe = if recipe.trim().is_empty() { "gcc -O0 -g" } else { recipe.trim() };
+    format!("{recipe} -o prog {name} -lm")
+}
+
+/// The CLI that belongs to the LLDB adapter that ran (`lldb-dap-19` → `lldb-19`).
+fn lldb_cli(run: &RunRecord) -> String {
+    run.debuggers
+        .iter()
+        .find(|d| d.name == "lldb")
+        .and_then(|d| Path::new(&d.executable).file_name().map(|f| f.to_string_lossy().into_owned()))
+        .map(|exe| exe.replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"))
+        .unwrap_or_else(|| "lldb".into())
+}
+
+fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
+    let mut s = String::from("# doppel reproducer\n\n");
+    match &run.verdict {
+        Verdict::Divergence(f) => {
+            writeln!(s, "Class: `{}`\n\nThe debuggers diverge after action {} (`{}`):\n\n    {}\n", f.class, f.action_index, f.last_action, f.detail).ok();
+        }
+        other => {
+            writeln!(s, "Verdict: {}\n", other.name()).ok();
+        }
+    }
+    writeln!(s, "Subject `{}`, seed {}, built with `{}`.\n", run.subject.name, run.seed, run.subject.build).ok();
+    s.push_str("Debuggers:\n\n");
+    for d in &run.debuggers {
+        writeln!(s, "- {}: {} ({}, `{}`)", d.name, d.version, d.protocol, d.executable).ok();
+    }
+    writeln!(
+        s,
+        "\nSteps:\n\n1. `{build}`\n2. `gdb -q -batch -nx -x repro.gdb`\n3. `{lldb_cli} -b -s repro.lldb`\n\nor simply `sh run.sh`. Compare the output after the marker `<-- divergence`.\ndoppel drove GDB through GDB/MI and LLDB through its DAP adapter; the command files use the\nequivalent CLI commands (break/delete/run/step/next/finish/continue and their LLDB forms)."
+    )
+    .ok();
+    s
+}
+
+/// Writes the reproducer into `dir` (created if needed); `run.sh` and
+/// `build.sh` are made executable. Returns the paths written.
+///
+/// Errors: I/O errors, or [`build`]'s errors as text.
+pub fn write(run: &RunRecord, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let r = build(run).map_err(anyhow::Error::msg)?;
+    std::fs::create_dir_all(dir)?;
+    let mut out = Vec::new();
+    for (name, text) in &r.files {
+        let p = dir.join(name);
+        std::fs::write(&p, text)?;
+        if name.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
+        }
+        out.push(p);
+    }
+    Ok(out)
+}

@@ -1,0 +1,251 @@
+//! Algorithm 1 against scripted debuggers: checks the engine's control flow
+//! (breakpoint phase, start, actions, first divergence, verdicts, seeding)
+//! independently of real debuggers. The real-debugger tests are in
+//! `tests/diff_real.rs` and in the CLI's end-to-end test.
+
+use async_trait::async_trait;
+use doppel_core::{
+    ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason,
+    ProgramState, RawMessage, Subject, ToolInfo, Verdict,
+};
+use doppel_debuggers::{Capabilities, Debugger};
+use doppel_differential::{DiffConfig, engine};
+use std::collections::BTreeSet;
+
+/// A fake debugger of a straight-line program: execution visits `path`
+/// (line numbers) in order; breakpoints slide forward to the next line in
+/// `path` (or stay, with `no_slide`); every exec action moves one step along
+/// `path`, resume moves to the next breakpoint.
+struct Fake {
+    info: ToolInfo,
+    path: Vec<u32>,
+    pos: Option<usize>,
+    bps: BTreeSet<u32>,
+    slide_to: fn(u32, &[u32]) -> Option<u32>,
+    /// After this many exec actions, report line + 100 (a planted bug).
+    wrong_after: Option<usize>,
+    execs: usize,
+    hang_on_start: bool,
+}
+
+fn slide_forward(line: u32, path: &[u32]) -> Option<u32> {
+    path.iter().copied().filter(|&l| l >= line).min()
+}
+
+fn fake(name: &str) -> Fake {
+    Fake {
+        info: ToolInfo { name: name.into(), version: "1".into(), protocol: "fake".into(), executable: name.into() },
+        path: vec![3, 4, 5, 6, 7, 8, 9, 10],
+        pos: None,
+        bps: BTreeSet::new(),
+        slide_to: slide_forward,
+        wrong_after: None,
+        execs: 0,
+        hang_on_start: false,
+    }
+}
+
+impl Fake {
+    fn state(&self) -> Output {
+        let Some(i) = self.pos else { return Output::Finished { exit_code: Some(0), signal: None } };
+        if i >= self.path.len() {
+            return Output::Finished { exit_code: Some(0), signal: None };
+        }
+        let mut line = self.path[i];
+        if self.wrong_after.is_some_and(|n| self.execs >= n) {
+            line += 100;
+        }
+        Output::Paused(ProgramState {
+            location: Location::line("p.c", line),
+            reason: PauseReason::Step,
+            call_stack: vec![Frame { function: "main".into(), location: None }],
+            variables: vec![],
+            signal: None,
+        })
+    }
+
+    fn run_to_breakpoint(&mut self, from: usize) {
+        self.pos = Some((from..self.path.len()).find(|&i| self.bps.contains(&self.path[i])).unwrap_or(self.path.len()));
+    }
+}
+
+#[async_trait]
+impl Debugger for Fake {
+    fn info(&self) -> &ToolInfo {
+        &self.info
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { columns: false, warm_reuse: true, argument_flags: false, notes: vec![] }
+    }
+    async fn load(&mut self, _s: &Subject) -> Output {
+        self.pos = None;
+        self.bps.clear();
+        self.execs = 0;
+        Output::Finished { exit_code: None, signal: None }
+    }
+    async fn set_breakpoint(&mut self, at: &Location) -> Output {
+        let resolved = (self.slide_to)(at.line, &self.path);
+        if let Some(l) = resolved {
+            self.bps.insert(l);
+        }
+        Output::BreakpointSet { requested: at.clone(), resolved: resolved.map(|l| Location::line("p.c", l)), message: None }
+    }
+    async fn remove_breakpoint(&mut self, at: &Location) -> Output {
+        let ok = (self.slide_to)(at.line, &self.path).is_some_and(|l| self.bps.remove(&l));
+        Output::BreakpointRemoved { ok, message: None }
+    }
+    async fn start(&mut self) -> Output {
+        if self.hang_on_start {
+            return Output::failed(doppel_core::FailureKind::Timeout, "no answer within 10 ms");
+        }
+        self.run_to_breakpoint(0);
+        self.state()
+    }
+    async fn exec(&mut self, a: ExecAction) -> Output {
+        self.execs += 1;
+        let i = self.pos.unwrap_or(0);
+        match a {
+            ExecAction::Resume => self.run_to_breakpoint(i + 1),
+            _ => self.pos = Some(i + 1),
+        }
+        self.state()
+    }
+    async fn reset(&mut self) {}
+    async fn shutdown(&mut self) {}
+    fn take_transcript(&mut self) -> Vec<RawMessage> {
+        vec![RawMessage::received("fake")]
+    }
+}
+
+fn subject() -> Subject {
+    Subject {
+        name: "p.c".into(),
+        language: Language::C,
+        source: "/nonexistent/p.c".into(),
+        source_name: "p.c".into(),
+        line_count: 12,
+        binary: None,
+        hash: "h".into(),
+        build: "fake".into(),
+    }
+}
+
+fn node(line: Option<u32>) -> String {
+    match line {
+        Some(l) => format!("node{l}"),
+        None => "translation_unit".into(),
+    }
+}
+
+async fn run(a: Fake, b: Fake, seed: u64, cfg: &DiffConfig) -> engine::RunOutcome {
+    let mut dbg: Vec<Box<dyn Debugger>> = vec![Box::new(a), Box::new(b)];
+    engine::run(&mut dbg, &subject(), seed, cfg, &node).await
+}
+
+fn cfg() -> DiffConfig {
+    DiffConfig { breakpoints_per_line: 0.25, max_breakpoints: 3, ..Default::default() }
+}
+
+#[tokio::test]
+async fn identical_debuggers_never_diverge() {
+    for seed in 0..30 {
+        let out = run(fake("a"), fake("b"), seed, &cfg()).await;
+        assert!(
+            matches!(out.verdict, Verdict::ProgramFinished { .. } | Verdict::MaxActions { .. }),
+            "seed {seed}: {:?}",
+            out.verdict
+        );
+        assert_eq!(out.traces.len(), 2);
+        assert_eq!(out.traces[0].events.len(), out.traces[1].events.len());
+    }
+}
+
+#[tokio::test]
+async fn a_run_is_determined_by_its_seed() {
+    let strip = |o: &engine::RunOutcome| {
+        o.traces.iter().map(|t| t.events.iter().map(|e| format!("{:?}", e.kind)).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    let a = run(fake("a"), fake("b"), 42, &cfg()).await;
+    let b = run(fake("a"), fake("b"), 42, &cfg()).await;
+    assert_eq!(strip(&a), strip(&b));
+    let mut differs = false;
+    for s in 0..10 {
+        differs |= strip(&run(fake("a"), fake("b"), s, &cfg()).await) != strip(&a);
+    }
+    assert!(differs, "different seeds should give different runs");
+}
+
+#[tokio::test]
+async fn different_sliding_is_a_breakpoint_location_divergence() {
+    let mut b = fake("b");
+    b.slide_to = |line, path| if path.contains(&line) { Some(line) } else { None };
+    // Lines 1, 2, 11, 12 are not in the path: a's slides or rejects differ from b's.
+    let mut found = false;
+    for seed in 0..40 {
+        let mut b2 = fake("b");
+        b2.slide_to = b.slide_to;
+        let out = run(fake("a"), b2, seed, &cfg()).await;
+        if let Verdict::Divergence(f) = &out.verdict {
+            assert_eq!(f.class.divergence, DivergenceKind::BreakpointLocation);
+            assert_eq!(f.class.last_action, ActionKind::SetBreakpoint);
+            let line = f.line.expect("breakpoint line");
+            assert!(!(3..=10).contains(&line), "only non-code lines slide: {line}");
+            assert_eq!(f.class.ast_node, format!("node{line}"));
+            found = true;
+        }
+    }
+    assert!(found, "some seed must hit a sliding line");
+}
+
+#[tokio::test]
+async fn a_planted_wrong_pause_is_found_at_its_action() {
+    let mut found = 0;
+    for seed in 0..20 {
+        let mut b = fake("b");
+        b.wrong_after = Some(2);
+        let out = run(fake("a"), b, seed, &DiffConfig { max_actions: 20, ..cfg() }).await;
+        match &out.verdict {
+            Verdict::Divergence(f) => {
+                assert_eq!(f.class.divergence, DivergenceKind::PauseLocation, "{f:?}");
+                let exec_actions = out.traces[0].actions().filter(|a| matches!(a, doppel_core::Action::Exec { .. })).count();
+                assert_eq!(exec_actions, 2, "the run stops at the first divergence");
+                assert_eq!(f.action_index + 1, out.traces[0].actions().count());
+                assert!(f.detail.contains("b: paused at p.c:"), "{}", f.detail);
+                found += 1;
+            }
+            // The program may finish (resume past the last breakpoint) by the
+            // second action, before the planted bug can show.
+            Verdict::ProgramFinished { actions } => assert!(*actions <= 2),
+            other => panic!("seed {seed}: {other:?}"),
+        }
+    }
+    assert!(found > 0);
+}
+
+#[tokio::test]
+async fn one_hanging_debugger_is_a_tool_failure_and_both_hanging_is_inconclusive() {
+    let mut b = fake("b");
+    b.hang_on_start = true;
+    let out = run(fake("a"), b, 1, &cfg()).await;
+    let f = out.verdict.finding().expect("divergence");
+    assert_eq!(f.class.divergence, DivergenceKind::ToolFailure);
+    assert_eq!(f.class.last_action, ActionKind::Start);
+    assert_eq!(f.class.ast_node, "translation_unit");
+
+    let (mut a, mut b) = (fake("a"), fake("b"));
+    a.hang_on_start = true;
+    b.hang_on_start = true;
+    let out = run(a, b, 1, &cfg()).await;
+    assert!(matches!(out.verdict, Verdict::Inconclusive { .. }), "{:?}", out.verdict);
+}
+
+#[tokio::test]
+async fn raw_messages_are_attached_to_outputs() {
+    let out = run(fake("a"), fake("b"), 3, &cfg()).await;
+    let outputs_with_raw = out.traces[0]
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, doppel_core::EventKind::Output(_)))
+        .all(|e| !e.raw.is_empty());
+    assert!(outputs_with_raw);
+}
