@@ -1,0 +1,348 @@
+//! Building C subjects: a build recipe (`gcc -O0 -g`) and a
+//! content-addressed build cache.
+//!
+//! The cache key is the SHA-256 of the source bytes, the compiler's resolved
+//! path and `--version` line, and the flags. Each entry is a directory
+//! `<cache>/<key>/` holding a copy of the source under its own file name (the
+//! binary is compiled *from that copy*, so the paths in the debug information
+//! are stable and never point into a corpus somewhere else), the binary
+//! `prog`, and the compiler's diagnostics `build.log`. Entries are built in a
+//! temporary directory and renamed into place, so concurrent builds of the
+//! same key cannot corrupt each other.
+
+use doppel_core::process::{self, Sandbox};
+use doppel_core::{Language, Subject};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::process::Command;
+
+/// How to compile a subject: a compiler and its flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildRecipe {
+    pub compiler: String,
+    pub flags: Vec<String>,
+}
+
+impl Default for BuildRecipe {
+    fn default() -> Self {
+        Self {
+            compiler: "gcc".into(),
+            flags: vec!["-O0".into(), "-g".into()],
+        }
+    }
+}
+
+impl BuildRecipe {
+    /// Parses `"gcc -O0 -g"` (whitespace-separated; the first word is the compiler).
+    ///
+    /// Errors: an empty string.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut words = s.split_whitespace().map(str::to_string);
+        let compiler = words
+            .next()
+            .ok_or("empty build recipe: expected e.g. 'gcc -O0 -g'")?;
+        Ok(Self {
+            compiler,
+            flags: words.collect(),
+        })
+    }
+}
+
+impl fmt::Display for BuildRecipe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.compiler)?;
+        for fl in &self.flags {
+            write!(f, " {fl}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a subject could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("compiler '{compiler}' not found (apt-get install {compiler})")]
+    CompilerMissing { compiler: String },
+    #[error("does not compile:\n{stderr}")]
+    CompileFailed { stderr: String },
+    #[error("the compiler did not finish within {0:?}")]
+    Timeout(Duration),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A directory of built subjects, keyed by content.
+#[derive(Debug, Clone)]
+pub struct BuildCache {
+    dir: PathBuf,
+}
+
+/// Longest a compilation may take.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl BuildCache {
+    /// A cache rooted at `dir` (created on first build).
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// The cache directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Builds `source` with `recipe` (or finds it in the cache) and returns
+    /// the subject, named `name`.
+    ///
+    /// Errors: [`BuildError`]: the compiler is missing, the program does not
+    /// compile (with the compiler's first 40 lines of diagnostics), the
+    /// compiler timed out, or the cache cannot be written.
+    pub async fn build(
+        &self,
+        source: &Path,
+        name: &str,
+        recipe: &BuildRecipe,
+    ) -> Result<Subject, BuildError> {
+        let text = tokio::fs::read(source).await?;
+        let file_name = source
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "prog.c".into());
+        let compiler = which(&recipe.compiler).ok_or_else(|| BuildError::CompilerMissing {
+            compiler: recipe.compiler.clone(),
+        })?;
+        let version = compiler_version(&compiler).await;
+        let mut h = Sha256::new();
+        h.update(&text);
+        h.update([0]);
+        h.update(compiler.to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(version.as_bytes());
+        for f in &recipe.flags {
+            h.update([0]);
+            h.update(f.as_bytes());
+        }
+        let key = hex::encode(h.finalize());
+        let entry = self.dir.join(&key);
+        let line_count = count_lines(&text);
+        let subject = |entry: &Path| Subject {
+            name: name.to_string(),
+            language: Language::C,
+            source: entry.join(&file_name),
+            source_name: file_name.clone(),
+            line_count,
+            binary: Some(entry.join("prog")),
+            hash: key.clone(),
+            build: recipe.to_string(),
+        };
+        if entry.join("prog").is_file() && entry.join(&file_name).is_file() {
+            return Ok(subject(&entry));
+        }
+        tokio::fs::create_dir_all(&self.dir).await?;
+        let tmp = self.dir.join(format!(".tmp-{key}-{}", std::process::id()));
+        let _ = tokio::fs::remove_dir_all(&tmp).await;
+        tokio::fs::create_dir_all(&tmp).await?;
+        let result = self
+            .compile(&tmp, &file_name, &text, &compiler, recipe)
+            .await;
+        match result {
+            Ok(()) => {
+                // Whoever renames first wins; an existing entry is as good as ours.
+                if tokio::fs::rename(&tmp, &entry).await.is_err() {
+                    let _ = tokio::fs::remove_dir_all(&tmp).await;
+                }
+                Ok(subject(&entry))
+            }
+            Err(e) => {
+                let _ = tokio::fs::remove_dir_all(&tmp).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn compile(
+        &self,
+        dir: &Path,
+        file_name: &str,
+        text: &[u8],
+        compiler: &Path,
+        recipe: &BuildRecipe,
+    ) -> Result<(), BuildError> {
+        let src = dir.join(file_name);
+        tokio::fs::write(&src, text).await?;
+        let mut cmd = Command::new(compiler);
+        cmd.current_dir(dir)
+            .args(&recipe.flags)
+            .arg("-o")
+            .arg("prog")
+            .arg(file_name)
+            .arg("-lm");
+        let done = process::run(cmd, COMPILE_TIMEOUT, Sandbox::default()).await?;
+        if done.timed_out {
+            return Err(BuildError::Timeout(COMPILE_TIMEOUT));
+        }
+        // The entry is renamed, so record where it was compiled; gcc writes
+        // DW_AT_comp_dir = the temp dir, but DW_AT_name is the bare file name,
+        // and backends set breakpoints by `file:line`, so nothing depends on it.
+        tokio::fs::write(dir.join("build.log"), &done.stderr).await?;
+        if done.code != Some(0) || !dir.join("prog").is_file() {
+            let stderr: String = done.stderr.lines().take(40).collect::<Vec<_>>().join("\n");
+            return Err(BuildError::CompileFailed { stderr });
+        }
+        Ok(())
+    }
+}
+
+fn count_lines(text: &[u8]) -> u32 {
+    if text.is_empty() {
+        return 0;
+    }
+    let n = text.iter().filter(|&&b| b == b'\n').count() as u32;
+    if text.ends_with(b"\n") { n } else { n + 1 }
+}
+
+/// Resolves a program name on `PATH` (or checks a path).
+fn which(program: &str) -> Option<PathBuf> {
+    let p = Path::new(program);
+    if p.components().count() > 1 {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join(program))
+        .find(|c| c.is_file())
+}
+
+async fn compiler_version(compiler: &Path) -> String {
+    let mut cmd = Command::new(compiler);
+    cmd.arg("--version");
+    match process::run(
+        cmd,
+        Duration::from_secs(10),
+        Sandbox {
+            isolate_network: false,
+        },
+    )
+    .await
+    {
+        Ok(done) => done.stdout.lines().next().unwrap_or("").to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The `.c` files under `paths` (files are taken as they are if they end in
+/// `.c`; directories are searched recursively), sorted and deduplicated.
+pub fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        walk(p, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+    if p.is_dir() {
+        if let Ok(rd) = std::fs::read_dir(p) {
+            for e in rd.flatten() {
+                walk(&e.path(), out);
+            }
+        }
+    } else if p.extension().is_some_and(|e| e == "c") {
+        out.push(p.to_path_buf());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn builds_once_then_hits_the_cache() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("hello.c");
+        std::fs::write(
+            &src,
+            "#include <stdio.h>\nint main(void) {\n  puts(\"hi\");\n  return 0;\n}\n",
+        )
+        .unwrap();
+        let cache = BuildCache::new(d.path().join("cache"));
+        let s = cache
+            .build(&src, "hello.c", &BuildRecipe::default())
+            .await
+            .unwrap();
+        assert_eq!(s.line_count, 5);
+        assert_eq!(s.source_name, "hello.c");
+        assert!(s.binary.as_ref().unwrap().is_file());
+        assert!(
+            s.source.starts_with(d.path().join("cache")),
+            "compiled from the cached copy"
+        );
+        let mtime = std::fs::metadata(s.binary.as_ref().unwrap())
+            .unwrap()
+            .modified()
+            .unwrap();
+        let again = cache
+            .build(&src, "hello.c", &BuildRecipe::default())
+            .await
+            .unwrap();
+        assert_eq!(again, s);
+        assert_eq!(
+            std::fs::metadata(again.binary.as_ref().unwrap())
+                .unwrap()
+                .modified()
+                .unwrap(),
+            mtime
+        );
+        let o2 = cache
+            .build(&src, "hello.c", &BuildRecipe::parse("gcc -O2 -g").unwrap())
+            .await
+            .unwrap();
+        assert_ne!(o2.hash, s.hash, "flags are part of the key");
+    }
+
+    #[tokio::test]
+    async fn compile_errors_and_missing_compilers_are_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("bad.c");
+        std::fs::write(&src, "int main(void) { return undefined_name; }\n").unwrap();
+        let cache = BuildCache::new(d.path().join("cache"));
+        match cache.build(&src, "bad.c", &BuildRecipe::default()).await {
+            Err(BuildError::CompileFailed { stderr }) => {
+                assert!(stderr.contains("undefined_name"), "{stderr}")
+            }
+            other => panic!("{other:?}"),
+        }
+        match cache
+            .build(&src, "bad.c", &BuildRecipe::parse("no-such-cc -g").unwrap())
+            .await
+        {
+            Err(BuildError::CompilerMissing { compiler }) => assert_eq!(compiler, "no-such-cc"),
+            other => panic!("{other:?}"),
+        }
+        assert!(BuildRecipe::parse("  ").is_err());
+        assert_eq!(
+            BuildRecipe::parse("clang -O1 -g").unwrap().to_string(),
+            "clang -O1 -g"
+        );
+    }
+
+    #[test]
+    fn discover_finds_c_files_sorted() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        for f in ["b.c", "a.c", "sub/c.c", "notes.txt", "x.h"] {
+            std::fs::write(d.path().join(f), "").unwrap();
+        }
+        let found = discover(&[d.path().to_path_buf(), d.path().join("a.c")]);
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(d.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["a.c", "b.c", "sub/c.c"]);
+    }
+}
