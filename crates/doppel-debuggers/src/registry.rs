@@ -18,10 +18,7 @@ pub struct BackendEntry {
 
 /// All backends, in the order `doppel backends` lists them.
 pub fn all() -> Vec<BackendEntry> {
-    vec![
-        crate::backend::gdb::entry(),
-        crate::backend::lldb::entry(),
-    ]
+    vec![crate::backend::gdb::entry(), crate::backend::lldb::entry()]
 }
 
 /// Creates the backend called `name`.
@@ -34,7 +31,11 @@ pub fn create(name: &str, config: &DebuggerConfig) -> Result<Box<dyn Debugger>, 
         Some(e) => (e.create)(config),
         None => Err(BackendError::Unknown(
             name.to_string(),
-            entries.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+            entries
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", "),
         )),
     }
 }

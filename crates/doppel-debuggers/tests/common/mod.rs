@@ -1,0 +1,65 @@
+//! Shared helpers of the backend integration tests: compile a C program
+//! with `gcc -O0 -g` into a temporary directory and describe it as a Subject.
+#![allow(dead_code)]
+
+use doppel_core::{Language, Subject};
+use std::path::Path;
+
+/// The program every backend test debugs. Line numbers matter: see the constants.
+pub const PROG: &str = r#"#include <stdio.h>
+struct point { int x; int y; };
+int square(int x) {
+    int y = x * x;
+    return y;
+}
+int main(void) {
+    struct point p = {1, 2};
+    char c = 'a';
+    const char *name = "probe";
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+        // a comment line: breakpoints here slide to line 14
+        total += square(i);
+    }
+    printf("%s %d %d %c\n", name, total, p.x, c);
+    return 3;
+}
+"#;
+pub const COMMENT_LINE: u32 = 13;
+pub const CALL_LINE: u32 = 14;
+pub const SQUARE_BODY: u32 = 4;
+
+pub const SEGV: &str = "#include <stdio.h>\nint main(void) {\n    int *p = 0;\n    puts(\"before\");\n    *p = 1;\n    return 0;\n}\n";
+pub const LOOP: &str = "int main(void) {\n    volatile int x = 0;\n    for (;;) {\n        x++;\n    }\n    return 0;\n}\n";
+
+/// Compiles `source` as `name` in `dir` and returns the subject.
+pub fn compile(dir: &Path, name: &str, source: &str) -> Subject {
+    let src = dir.join(name);
+    std::fs::write(&src, source).unwrap();
+    let bin = dir.join(name.trim_end_matches(".c"));
+    let ok = std::process::Command::new("gcc")
+        .args(["-O0", "-g", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "gcc failed on {name}");
+    Subject {
+        name: name.into(),
+        language: Language::C,
+        source: src,
+        source_name: name.into(),
+        line_count: source.lines().count() as u32,
+        binary: Some(bin),
+        hash: name.into(),
+        build: "gcc -O0 -g".into(),
+    }
+}
+
+/// Whether a process is alive (not a zombie).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        let rest = &s[s.rfind(')').unwrap() + 2..];
+        !rest.starts_with('Z')
+    })
+}
