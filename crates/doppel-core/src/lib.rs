@@ -6,7 +6,9 @@
 
 pub mod model;
 pub mod process;
+pub mod report;
 pub mod run;
+pub mod store;
 pub mod subject;
 
 pub use model::*;

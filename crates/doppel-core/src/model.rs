@@ -31,7 +31,11 @@ pub struct Location {
 impl Location {
     /// A location without a column.
     pub fn line(file: impl Into<String>, line: u32) -> Self {
-        Self { file: file.into(), line, column: None }
+        Self {
+            file: file.into(),
+            line,
+            column: None,
+        }
     }
 }
 
@@ -60,8 +64,12 @@ pub enum ExecAction {
 
 impl ExecAction {
     /// All execution actions, in a fixed order (used for weighted choice).
-    pub const ALL: [ExecAction; 4] =
-        [ExecAction::Resume, ExecAction::StepIn, ExecAction::StepOver, ExecAction::StepOut];
+    pub const ALL: [ExecAction; 4] = [
+        ExecAction::Resume,
+        ExecAction::StepIn,
+        ExecAction::StepOver,
+        ExecAction::StepOut,
+    ];
 
     /// The field's name for the action (`resume`, `step in`, ...).
     pub fn name(self) -> &'static str {
@@ -174,7 +182,10 @@ pub struct Value {
 impl Value {
     /// A scalar value.
     pub fn scalar(text: impl Into<String>) -> Self {
-        Self { text: text.into(), children: Vec::new() }
+        Self {
+            text: text.into(),
+            children: Vec::new(),
+        }
     }
 }
 
@@ -292,7 +303,10 @@ pub enum Output {
 impl Output {
     /// A failure output.
     pub fn failed(kind: FailureKind, detail: impl Into<String>) -> Self {
-        Output::Failed { kind, detail: detail.into() }
+        Output::Failed {
+            kind,
+            detail: detail.into(),
+        }
     }
 
     /// The paused state, if this output is a pause.
@@ -315,10 +329,16 @@ pub struct RawMessage {
 
 impl RawMessage {
     pub fn sent(text: impl Into<String>) -> Self {
-        Self { dir: "->".into(), text: text.into() }
+        Self {
+            dir: "->".into(),
+            text: text.into(),
+        }
     }
     pub fn received(text: impl Into<String>) -> Self {
-        Self { dir: "<-".into(), text: text.into() }
+        Self {
+            dir: "<-".into(),
+            text: text.into(),
+        }
     }
 }
 
@@ -444,7 +464,13 @@ pub struct ClassKey {
 
 impl fmt::Display for ClassKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}|{}|{}", self.divergence.as_str(), self.last_action.as_str(), self.ast_node)?;
+        write!(
+            f,
+            "{}|{}|{}",
+            self.divergence.as_str(),
+            self.last_action.as_str(),
+            self.ast_node
+        )?;
         if let Some(p) = &self.policy {
             write!(f, "|policy:{p}")?;
         }
@@ -459,8 +485,16 @@ impl ClassKey {
         let divergence = DivergenceKind::parse(parts.next()?)?;
         let last_action = ActionKind::parse(parts.next()?)?;
         let ast_node = parts.next()?.to_string();
-        let policy = parts.next().and_then(|p| p.strip_prefix("policy:")).map(str::to_string);
-        Some(Self { divergence, last_action, ast_node, policy })
+        let policy = parts
+            .next()
+            .and_then(|p| p.strip_prefix("policy:"))
+            .map(str::to_string);
+        Some(Self {
+            divergence,
+            last_action,
+            ast_node,
+            policy,
+        })
     }
 }
 
@@ -541,7 +575,9 @@ mod tests {
     fn events_serialize_with_a_tag_and_flattened_kind() {
         let e = Event {
             t_ms: 1.5,
-            kind: EventKind::Action(Action::Exec { exec: ExecAction::StepIn }),
+            kind: EventKind::Action(Action::Exec {
+                exec: ExecAction::StepIn,
+            }),
             raw: vec![],
         };
         let j = serde_json::to_value(&e).unwrap();

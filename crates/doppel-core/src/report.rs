@@ -1,0 +1,137 @@
+//! The HTML report of a campaign: parameters, tool versions, summary, the
+//! class table with sizes, and per class its sample runs with the traces side
+//! by side (one column per debugger, one row per action) and the divergent
+//! row highlighted. Static HTML, inline CSS, no JavaScript, no external
+//! resources; templates are minijinja `*.html`, so every value (program
+//! output, variable values: untrusted) is escaped.
+//!
+//! Documented check in a real browser (also run by `tests/report.rs` when
+//! `/usr/bin/chromium` exists):
+//!
+//! ```sh
+//! chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+//!   --disable-background-networking --disable-component-update --disable-sync \
+//!   --user-data-dir=$(mktemp -d) --window-size=1400,1000 \
+//!   --screenshot=/tmp/report.png file://$PWD/doppel-out/report/index.html
+//! ```
+
+mod rows;
+
+pub use rows::{Row, describe_output, side_by_side_rows};
+
+use crate::model::{ClassKey, ToolInfo};
+use crate::run::RunRecord;
+use crate::store::CampaignSummary;
+use anyhow::Context;
+use minijinja::{Environment, context};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Everything the report shows.
+#[derive(Debug, Clone)]
+pub struct ReportInput {
+    pub title: String,
+    /// Campaign parameters as (name, value).
+    pub parameters: Vec<(String, String)>,
+    pub tools: Vec<ToolInfo>,
+    pub summary: CampaignSummary,
+    /// Largest first.
+    pub classes: Vec<ClassReport>,
+}
+
+/// One equivalence class with sample runs.
+#[derive(Debug, Clone)]
+pub struct ClassReport {
+    pub key: ClassKey,
+    pub size: u64,
+    /// A reading of the class (policy difference, bug, normalization gap).
+    pub note: Option<String>,
+    pub samples: Vec<RunRecord>,
+}
+
+#[derive(Serialize)]
+struct SampleView {
+    id: String,
+    subject: String,
+    seed: u64,
+    detail: String,
+    debuggers: Vec<String>,
+    rows: Vec<Row>,
+}
+
+/// Writes `index.html` and one `class-N.html` per class into `dir`
+/// (created if needed); returns the path of `index.html`.
+///
+/// Errors: I/O errors, template errors.
+pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut env = Environment::new();
+    env.add_template("style.html", include_str!("report/style.html"))?;
+    env.add_template("index.html", include_str!("report/index.html"))?;
+    env.add_template("class.html", include_str!("report/class.html"))?;
+    let classes: Vec<_> = input
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            context! {
+                n => i + 1,
+                key => c.key.to_string(),
+                divergence => c.key.divergence.as_str(),
+                action => c.key.last_action.as_str(),
+                node => c.key.ast_node.clone(),
+                policy => c.key.policy.clone(),
+                size => c.size,
+                note => c.note.clone(),
+            }
+        })
+        .collect();
+    let s = &input.summary;
+    let index = env.get_template("index.html")?.render(context! {
+        title => input.title.clone(),
+        parameters => input.parameters.clone(),
+        tools => minijinja::Value::from(minijinja::value::Serde(&input.tools)),
+        verdicts => s.verdicts.clone(),
+        runs => s.runs,
+        divergences => s.divergences,
+        class_count => s.classes,
+        median_ms => format!("{:.0}", s.median_duration_ms),
+        total_s => format!("{:.1}", s.total_duration_ms / 1000.0),
+        classes => classes,
+    })?;
+    let index_path = dir.join("index.html");
+    std::fs::write(&index_path, index)?;
+    let tmpl = env.get_template("class.html")?;
+    for (i, c) in input.classes.iter().enumerate() {
+        let samples: Vec<SampleView> = c
+            .samples
+            .iter()
+            .map(|r| SampleView {
+                id: r.id.map(|i| i.to_string()).unwrap_or_default(),
+                subject: r.subject.name.clone(),
+                seed: r.seed,
+                detail: r
+                    .verdict
+                    .finding()
+                    .map(|f| f.detail.clone())
+                    .unwrap_or_default(),
+                debuggers: r
+                    .debuggers
+                    .iter()
+                    .map(|d| format!("{} ({})", d.name, d.version))
+                    .collect(),
+                rows: side_by_side_rows(r),
+            })
+            .collect();
+        let page = tmpl.render(context! {
+            title => input.title.clone(),
+            n => i + 1,
+            key => c.key.to_string(),
+            size => c.size,
+            note => c.note.clone(),
+            samples => minijinja::Value::from(minijinja::value::Serde(&samples)),
+        })?;
+        std::fs::write(dir.join(format!("class-{}.html", i + 1)), page)?;
+    }
+    Ok(index_path)
+}

@@ -1,0 +1,397 @@
+//! The store: every run of every technique, written when it finishes.
+//!
+//! SQLite file by default, PostgreSQL when the URL says `postgres://`; one
+//! code path through sqlx's `Any` driver (portable SQL, `$N` placeholders,
+//! JSON as TEXT, times as BIGINT milliseconds). Only the DDL differs (the
+//! auto-increment column).
+//!
+//! Table `runs`: one row per run, with the columns that queries filter and
+//! group on (technique, campaign, subject, seed, verdict, class key and its
+//! parts, debuggers, duration) and the whole [`RunRecord`] as JSON
+//! (`record_json`, traces included). The run key is unique: storing a run
+//! whose key exists replaces the older one (the newest run of the same
+//! inputs wins), which is also what makes `--resume` exact.
+
+use crate::model::ClassKey;
+use crate::run::RunRecord;
+use anyhow::Context;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+// Dynamic SQL here is assembled only from this module's constant fragments and
+// `$N` placeholders; values are always bound, never spliced (hence AssertSqlSafe).
+use sqlx::{AnyPool, AssertSqlSafe, Row};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Which runs a query looks at. `Default` = all runs.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    pub technique: Option<String>,
+    pub campaign: Option<String>,
+}
+
+/// An equivalence class and its size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassSummary {
+    pub key: ClassKey,
+    /// Number of runs in the class.
+    pub size: u64,
+    /// Id of the class's first run (an example).
+    pub first_run: i64,
+}
+
+/// One run, without its traces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub id: i64,
+    pub subject_name: String,
+    pub seed: u64,
+    pub class_key: Option<ClassKey>,
+    /// Verdict name (`divergence`, `program_finished`, ...).
+    pub verdict: String,
+    pub duration_ms: f64,
+}
+
+/// Counts over a set of runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CampaignSummary {
+    /// (verdict name, runs), most frequent first.
+    pub verdicts: Vec<(String, u64)>,
+    pub runs: u64,
+    pub divergences: u64,
+    pub classes: u64,
+    /// Median wall time of a run, milliseconds (0 without runs).
+    pub median_duration_ms: f64,
+    /// Sum of the runs' wall times, milliseconds.
+    pub total_duration_ms: f64,
+}
+
+/// A connection pool to the store.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    postgres: bool,
+}
+
+const SCHEMA_VERSION: i64 = 1;
+
+const COLUMNS: &str = "key, technique, campaign, subject_name, subject_hash, seed, verdict, class_key, \
+     divergence, last_action, ast_node, policy, debuggers, duration_ms, started_at_ms, record_json";
+
+impl Store {
+    /// Opens (and creates, if needed) the store at `url`: a file path
+    /// (`doppel-out/doppel.db`), a `sqlite:` URL, or a `postgres://` URL.
+    ///
+    /// Errors: the database cannot be reached or created, or has a newer schema.
+    pub async fn open(url: &str) -> anyhow::Result<Store> {
+        sqlx::any::install_default_drivers();
+        let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
+        let url = if postgres || url.starts_with("sqlite:") {
+            url.to_string()
+        } else {
+            if let Some(parent) = Path::new(url)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            format!("sqlite:{url}?mode=rwc")
+        };
+        let pool = AnyPoolOptions::new()
+            // SQLite allows one writer: one connection serializes this process's
+            // writes; busy_timeout covers other processes on the same file.
+            .max_connections(if postgres { 8 } else { 1 })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if !postgres {
+                        sqlx::query("PRAGMA busy_timeout = 30000")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query("PRAGMA journal_mode = WAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await
+            .with_context(|| format!("connecting to {url}"))?;
+        let store = Store { pool, postgres };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> anyhow::Result<()> {
+        let id = if self.postgres {
+            "BIGSERIAL PRIMARY KEY"
+        } else {
+            "INTEGER PRIMARY KEY AUTOINCREMENT"
+        };
+        let real = if self.postgres {
+            "DOUBLE PRECISION"
+        } else {
+            "REAL"
+        };
+        let ddl = [
+            "CREATE TABLE IF NOT EXISTS doppel_schema (version BIGINT NOT NULL)".to_string(),
+            format!(
+                "CREATE TABLE IF NOT EXISTS runs (id {id}, key TEXT NOT NULL UNIQUE, technique TEXT NOT NULL, \
+                 campaign TEXT NOT NULL, subject_name TEXT NOT NULL, subject_hash TEXT NOT NULL, seed BIGINT NOT NULL, \
+                 verdict TEXT NOT NULL, class_key TEXT, divergence TEXT, last_action TEXT, ast_node TEXT, policy TEXT, \
+                 debuggers TEXT NOT NULL, duration_ms {real} NOT NULL, started_at_ms BIGINT NOT NULL, record_json TEXT NOT NULL)"
+            ),
+            "CREATE INDEX IF NOT EXISTS runs_class ON runs (class_key)".to_string(),
+            "CREATE INDEX IF NOT EXISTS runs_campaign ON runs (technique, campaign)".to_string(),
+        ];
+        for stmt in ddl {
+            sqlx::query(AssertSqlSafe(stmt.clone()))
+                .execute(&self.pool)
+                .await
+                .with_context(|| format!("creating the schema: {stmt}"))?;
+        }
+        let version: Option<i64> = sqlx::query("SELECT MAX(version) FROM doppel_schema")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get(0)
+            .ok()
+            .flatten();
+        match version {
+            None => {
+                sqlx::query("INSERT INTO doppel_schema (version) VALUES ($1)")
+                    .bind(SCHEMA_VERSION)
+                    .execute(&self.pool)
+                    .await?;
+            }
+            Some(v) if v > SCHEMA_VERSION => anyhow::bail!(
+                "the store has schema version {v}; this doppel knows {SCHEMA_VERSION}"
+            ),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Stores a finished run and returns its id. A run with the same key
+    /// replaces the stored one (and keeps its id).
+    ///
+    /// Errors: database errors; a record that cannot be serialized.
+    pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
+        let json = serde_json::to_string(run)?;
+        let f = run.verdict.finding();
+        let class = f.map(|f| f.class.to_string());
+        let debuggers = run
+            .debuggers
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "INSERT INTO runs ({COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) \
+             ON CONFLICT (key) DO UPDATE SET technique=excluded.technique, campaign=excluded.campaign, \
+             subject_name=excluded.subject_name, subject_hash=excluded.subject_hash, seed=excluded.seed, \
+             verdict=excluded.verdict, class_key=excluded.class_key, divergence=excluded.divergence, \
+             last_action=excluded.last_action, ast_node=excluded.ast_node, policy=excluded.policy, \
+             debuggers=excluded.debuggers, duration_ms=excluded.duration_ms, started_at_ms=excluded.started_at_ms, \
+             record_json=excluded.record_json RETURNING id"
+        );
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(run.key.clone())
+            .bind(run.technique.clone())
+            .bind(run.campaign.clone())
+            .bind(run.subject.name.clone())
+            .bind(run.subject.hash.clone())
+            .bind(run.seed as i64)
+            .bind(run.verdict.name().to_string())
+            .bind(class)
+            .bind(f.map(|f| f.class.divergence.as_str().to_string()))
+            .bind(f.map(|f| f.class.last_action.as_str().to_string()))
+            .bind(f.map(|f| f.class.ast_node.clone()))
+            .bind(f.and_then(|f| f.class.policy.clone()))
+            .bind(debuggers)
+            .bind(run.duration_ms)
+            .bind(run.started_at_ms)
+            .bind(json)
+            .fetch_one(&self.pool)
+            .await
+            .with_context(|| format!("storing run {}", run.key))?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// The keys of all stored runs of `technique` (for `--resume`).
+    pub async fn finished_keys(&self, technique: &str) -> anyhow::Result<HashSet<String>> {
+        let rows = sqlx::query("SELECT key FROM runs WHERE technique = $1")
+            .bind(technique.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| r.try_get::<String, _>(0).map_err(Into::into))
+            .collect()
+    }
+
+    /// The run with `id`, with its id filled in; `None` if there is none.
+    ///
+    /// Errors: database errors, or a stored record that no longer parses.
+    pub async fn run(&self, id: i64) -> anyhow::Result<Option<RunRecord>> {
+        let Some(row) = sqlx::query("SELECT record_json FROM runs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let json: String = row.try_get(0)?;
+        let mut rec: RunRecord =
+            serde_json::from_str(&json).with_context(|| format!("run {id} does not parse"))?;
+        rec.id = Some(id);
+        Ok(Some(rec))
+    }
+
+    /// `WHERE` clause and bindings for a filter, placeholders from `$first`.
+    fn filter_sql(filter: &RunFilter, first: usize) -> (String, Vec<String>) {
+        let mut conds = Vec::new();
+        let mut binds = Vec::new();
+        for (col, val) in [
+            ("technique", &filter.technique),
+            ("campaign", &filter.campaign),
+        ] {
+            if let Some(v) = val {
+                conds.push(format!("{col} = ${}", first + binds.len()));
+                binds.push(v.clone());
+            }
+        }
+        (conds.iter().map(|c| format!(" AND {c}")).collect(), binds)
+    }
+
+    /// The equivalence classes of the divergent runs, largest first.
+    pub async fn classes(&self, filter: &RunFilter) -> anyhow::Result<Vec<ClassSummary>> {
+        let (cond, binds) = Self::filter_sql(filter, 1);
+        let sql = format!(
+            "SELECT class_key, COUNT(*), MIN(id) FROM runs WHERE class_key IS NOT NULL{cond} \
+             GROUP BY class_key ORDER BY COUNT(*) DESC, class_key"
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in binds {
+            q = q.bind(b);
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| {
+                let key: String = r.try_get(0)?;
+                Ok(ClassSummary {
+                    key: ClassKey::parse(&key)
+                        .with_context(|| format!("bad class key in the store: {key}"))?,
+                    size: r.try_get::<i64, _>(1)? as u64,
+                    first_run: r.try_get(2)?,
+                })
+            })
+            .collect()
+    }
+
+    fn summary_of(r: &AnyRow) -> anyhow::Result<RunSummary> {
+        let class: Option<String> = r.try_get(3)?;
+        Ok(RunSummary {
+            id: r.try_get(0)?,
+            subject_name: r.try_get(1)?,
+            seed: r.try_get::<i64, _>(2)? as u64,
+            class_key: class.as_deref().and_then(ClassKey::parse),
+            verdict: r.try_get(4)?,
+            duration_ms: r.try_get(5)?,
+        })
+    }
+
+    /// Up to `limit` runs of a class, oldest first.
+    pub async fn runs_in_class(
+        &self,
+        key: &ClassKey,
+        limit: usize,
+    ) -> anyhow::Result<Vec<RunSummary>> {
+        let rows = sqlx::query(
+            "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1 ORDER BY id LIMIT $2",
+        )
+        .bind(key.to_string())
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::summary_of).collect()
+    }
+
+    /// DBDB section 3.4's sampling: classes largest first, one run per class
+    /// per round, `per_class` rounds. Deterministic (by id).
+    pub async fn sample_round_robin(
+        &self,
+        filter: &RunFilter,
+        per_class: usize,
+    ) -> anyhow::Result<Vec<RunSummary>> {
+        let classes = self.classes(filter).await?;
+        let mut per: Vec<Vec<RunSummary>> = Vec::new();
+        for c in &classes {
+            let (cond, binds) = Self::filter_sql(filter, 3);
+            let sql = format!(
+                "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1{cond} ORDER BY id LIMIT $2"
+            );
+            let mut q = sqlx::query(AssertSqlSafe(sql))
+                .bind(c.key.to_string())
+                .bind(per_class as i64);
+            for b in binds {
+                q = q.bind(b);
+            }
+            per.push(
+                q.fetch_all(&self.pool)
+                    .await?
+                    .iter()
+                    .map(Self::summary_of)
+                    .collect::<anyhow::Result<_>>()?,
+            );
+        }
+        let mut out = Vec::new();
+        for round in 0..per_class {
+            for runs in &per {
+                if let Some(r) = runs.get(round) {
+                    out.push(r.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Verdict counts, classes and durations of the runs matching `filter`.
+    pub async fn summary(&self, filter: &RunFilter) -> anyhow::Result<CampaignSummary> {
+        let (cond, binds) = Self::filter_sql(filter, 1);
+        let sql = format!(
+            "SELECT verdict, COUNT(*) FROM runs WHERE 1=1{cond} GROUP BY verdict ORDER BY COUNT(*) DESC, verdict"
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.clone());
+        }
+        let mut s = CampaignSummary::default();
+        for r in q.fetch_all(&self.pool).await? {
+            let (v, n): (String, i64) = (r.try_get(0)?, r.try_get(1)?);
+            s.runs += n as u64;
+            if v == "divergence" {
+                s.divergences = n as u64;
+            }
+            s.verdicts.push((v, n as u64));
+        }
+        let sql = format!("SELECT duration_ms FROM runs WHERE 1=1{cond} ORDER BY duration_ms");
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.clone());
+        }
+        let durations: Vec<f64> = q
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?;
+        s.median_duration_ms = durations.get(durations.len() / 2).copied().unwrap_or(0.0);
+        s.total_duration_ms = durations.iter().sum();
+        s.classes = self.classes(filter).await?.len() as u64;
+        Ok(s)
+    }
+
+    /// Whether the store is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.postgres
+    }
+}
