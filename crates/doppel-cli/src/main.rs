@@ -1,1 +1,96 @@
-fn main() {}
+//! `doppel`: finds bugs in debuggers by differential testing.
+//!
+//! Subcommands: `diff` (a campaign), `classes`, `sample`, `show`, `replay`,
+//! `repro`, `report`, `backends`, `bench`. See README.md.
+
+mod cmd;
+mod settings;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "doppel",
+    version,
+    about = "Finds bugs in debuggers: differential testing of GDB and LLDB (DBDB, FSE 2018)"
+)]
+struct Cli {
+    /// Settings file (default: ./doppel.toml if present).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    /// Store: a SQLite file path or URL, or a postgres:// URL (default from doppel.toml, else doppel-out/doppel.db).
+    #[arg(long, global = true, env = "DOPPEL_DB")]
+    db: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a differential campaign (DBDB Algorithm 1) over C programs.
+    Diff(cmd::diff::DiffArgs),
+    /// Print the equivalence classes of the stored divergences with their sizes.
+    Classes(cmd::classes::ClassesArgs),
+    /// Draw divergent runs round robin over the classes (DBDB section 3.4).
+    Sample(cmd::classes::SampleArgs),
+    /// Show a run's traces side by side, the divergence highlighted.
+    Show(cmd::show::ShowArgs),
+    /// Re-run a stored run and say whether it reproduces.
+    Replay(cmd::replay::ReplayArgs),
+    /// Write a stand-alone reproducer (program, gdb and lldb command files, run.sh).
+    Repro(cmd::repro::ReproArgs),
+    /// Write the HTML report of the stored runs.
+    Report(cmd::report::ReportArgs),
+    /// List the debugger backends: installed or not, version, protocol, capabilities.
+    Backends,
+    /// Benchmarks (print figures; nothing is asserted).
+    Bench(cmd::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = rt.block_on(async move {
+        let settings = settings::Settings::load(cli.config.as_deref())?;
+        let db = cli
+            .db
+            .clone()
+            .unwrap_or_else(|| settings.campaign.db.clone());
+        match cli.command {
+            Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
+            Command::Classes(a) => cmd::classes::classes(a, &db).await,
+            Command::Sample(a) => cmd::classes::sample(a, &db).await,
+            Command::Show(a) => cmd::show::run(a, &db).await,
+            Command::Replay(a) => cmd::replay::run(a, &db).await,
+            Command::Repro(a) => cmd::repro::run(a, &db).await,
+            Command::Report(a) => cmd::report::run(a, &db).await,
+            Command::Backends => cmd::backends::run(&settings),
+            Command::Bench(a) => cmd::bench::run(a, &settings).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -10,7 +10,7 @@ use doppel_core::{RunRecord, Subject, ToolInfo, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
@@ -32,6 +32,20 @@ pub struct CampaignSpec {
     pub jobs: usize,
     /// Skip (subject, seed) runs whose key is already in the store.
     pub resume: bool,
+    /// Executable per debugger name, overriding discovery (`lldb` → `/usr/bin/lldb-dap-19`).
+    #[serde(default)]
+    pub executables: BTreeMap<String, String>,
+}
+
+impl CampaignSpec {
+    /// The backend settings for one debugger (its executable override applied).
+    pub fn config_for(&self, name: &str) -> DebuggerConfig {
+        let mut c = self.debugger.clone();
+        if let Some(exe) = self.executables.get(name) {
+            c.executable = Some(exe.clone());
+        }
+        c
+    }
 }
 
 /// A subject ready for runs: built (or with the reason it could not be), with
@@ -64,9 +78,19 @@ pub enum Progress {
     /// The campaign starts `total` runs after skipping `skipped` stored ones.
     Started { total: usize, skipped: usize },
     /// One run finished and was stored.
-    RunDone { subject: String, seed: u64, verdict: String, class: Option<String>, duration_ms: f64 },
+    RunDone {
+        subject: String,
+        seed: u64,
+        verdict: String,
+        class: Option<String>,
+        duration_ms: f64,
+    },
     /// A run could not be stored (the campaign goes on).
-    StoreError { subject: String, seed: u64, error: String },
+    StoreError {
+        subject: String,
+        seed: u64,
+        error: String,
+    },
 }
 
 /// What a campaign did.
@@ -97,15 +121,19 @@ pub fn run_config(spec: &CampaignSpec, prepared: &Prepared) -> serde_json::Value
         "debuggers": spec.debuggers,
         "diff": spec.diff,
         "debugger": spec.debugger,
+        "executables": spec.executables,
         "source_text": prepared.source_text,
     })
 }
 
-/// Creates one instance of each named backend.
+/// Creates one instance of each of the spec's backends.
 ///
 /// Errors: the backend's error (unknown name, not installed).
-pub fn create_debuggers(names: &[String], cfg: &DebuggerConfig) -> anyhow::Result<Vec<Box<dyn Debugger>>> {
-    names.iter().map(|n| registry::create(n, cfg).map_err(anyhow::Error::from)).collect()
+pub fn create_debuggers(spec: &CampaignSpec) -> anyhow::Result<Vec<Box<dyn Debugger>>> {
+    spec.debuggers
+        .iter()
+        .map(|n| registry::create(n, &spec.config_for(n)).map_err(anyhow::Error::from))
+        .collect()
 }
 
 /// Runs the campaign: every prepared subject with every seed.
@@ -120,8 +148,11 @@ pub async fn run_campaign(
     store: &Store,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> anyhow::Result<CampaignStats> {
-    let done: HashSet<String> =
-        if spec.resume { store.finished_keys(TECHNIQUE).await? } else { HashSet::new() };
+    let done: HashSet<String> = if spec.resume {
+        store.finished_keys(TECHNIQUE).await?
+    } else {
+        HashSet::new()
+    };
     let mut queue = VecDeque::new();
     let mut skipped = 0;
     for p in &subjects {
@@ -133,21 +164,29 @@ pub async fn run_campaign(
             }
         }
     }
-    on_progress(Progress::Started { total: queue.len(), skipped });
+    on_progress(Progress::Started {
+        total: queue.len(),
+        skipped,
+    });
     let jobs = spec.jobs.max(1).min(queue.len().max(1));
     // Create every job's debuggers up front so that a missing debugger is one
     // clear error before any run.
     let mut pools = Vec::new();
     for _ in 0..jobs {
-        pools.push(create_debuggers(&spec.debuggers, &spec.debugger)?);
+        pools.push(create_debuggers(spec)?);
     }
     let queue = Mutex::new(queue);
-    let stats = Mutex::new(CampaignStats { skipped, ..Default::default() });
+    let stats = Mutex::new(CampaignStats {
+        skipped,
+        ..Default::default()
+    });
     let workers = pools.into_iter().map(|mut dbg| {
         let (queue, stats) = (&queue, &stats);
         async move {
             loop {
-                let Some((p, seed)) = queue.lock().await.pop_front() else { break };
+                let Some((p, seed)) = queue.lock().await.pop_front() else {
+                    break;
+                };
                 let record = run_one(spec, &p, seed, &mut dbg).await;
                 let class = record.verdict.finding().map(|f| f.class.to_string());
                 let verdict = record.verdict.name().to_string();
@@ -192,10 +231,19 @@ pub async fn run_one(
     seed: u64,
     dbg: &mut [Box<dyn Debugger>],
 ) -> RunRecord {
-    let started_at_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_millis() as i64;
+    let started_at_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_millis() as i64;
     let infos: Vec<ToolInfo> = dbg.iter().map(|d| d.info().clone()).collect();
     let (verdict, traces, duration_ms) = match &p.error {
-        Some(reason) => (Verdict::SubjectError { reason: reason.clone() }, Vec::new(), 0.0),
+        Some(reason) => (
+            Verdict::SubjectError {
+                reason: reason.clone(),
+            },
+            Vec::new(),
+            0.0,
+        ),
         None => {
             let nt = |l: Option<u32>| p.node_type(l);
             let out = engine::run(dbg, &p.subject, seed, &spec.diff, &nt).await;

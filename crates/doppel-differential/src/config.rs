@@ -18,7 +18,12 @@ pub struct ActionWeights {
 
 impl Default for ActionWeights {
     fn default() -> Self {
-        Self { resume: 1.0, step_in: 1.0, step_over: 1.0, step_out: 1.0 }
+        Self {
+            resume: 1.0,
+            step_in: 1.0,
+            step_over: 1.0,
+            step_out: 1.0,
+        }
     }
 }
 
@@ -39,8 +44,13 @@ impl ActionWeights {
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut w = Self::default();
         for part in s.split(',').filter(|p| !p.trim().is_empty()) {
-            let (k, v) = part.split_once('=').ok_or_else(|| format!("expected key=value, got '{part}'"))?;
-            let v: f64 = v.trim().parse().map_err(|_| format!("weight '{v}' is not a number"))?;
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| format!("expected key=value, got '{part}'"))?;
+            let v: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("weight '{v}' is not a number"))?;
             if !(v >= 0.0 && v.is_finite()) {
                 return Err(format!("weight {v} must be a non-negative number"));
             }
@@ -49,7 +59,11 @@ impl ActionWeights {
                 "step_in" => w.step_in = v,
                 "step_over" => w.step_over = v,
                 "step_out" => w.step_out = v,
-                other => return Err(format!("unknown action '{other}' (resume, step_in, step_over, step_out)")),
+                other => {
+                    return Err(format!(
+                        "unknown action '{other}' (resume, step_in, step_over, step_out)"
+                    ));
+                }
             }
         }
         if ExecAction::ALL.iter().all(|a| w.weight(*a) == 0.0) {
@@ -117,7 +131,10 @@ impl DiffConfig {
         if self.action_timeout_ms == 0 {
             return Err("action_timeout_ms must be positive".into());
         }
-        if ExecAction::ALL.iter().all(|a| self.weights.weight(*a) == 0.0) {
+        if ExecAction::ALL
+            .iter()
+            .all(|a| self.weights.weight(*a) == 0.0)
+        {
             return Err("all action weights are zero".into());
         }
         Ok(())
@@ -131,7 +148,10 @@ mod tests {
     #[test]
     fn weights_parse_and_reject_nonsense() {
         let w = ActionWeights::parse("step_in=2, step_out=0").unwrap();
-        assert_eq!((w.resume, w.step_in, w.step_over, w.step_out), (1.0, 2.0, 1.0, 0.0));
+        assert_eq!(
+            (w.resume, w.step_in, w.step_over, w.step_out),
+            (1.0, 2.0, 1.0, 0.0)
+        );
         assert!(ActionWeights::parse("jump=1").is_err());
         assert!(ActionWeights::parse("resume=-1").is_err());
         assert!(ActionWeights::parse("resume=0,step_in=0,step_over=0,step_out=0").is_err());

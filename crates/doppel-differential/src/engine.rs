@@ -56,7 +56,11 @@ impl Recorder {
     fn action(&mut self, a: &Action) {
         let t = self.ms();
         for tr in &mut self.traces {
-            tr.events.push(Event { t_ms: t, kind: EventKind::Action(a.clone()), raw: vec![] });
+            tr.events.push(Event {
+                t_ms: t,
+                kind: EventKind::Action(a.clone()),
+                raw: vec![],
+            });
         }
         self.actions += 1;
     }
@@ -64,7 +68,11 @@ impl Recorder {
     fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
         let t = self.ms();
         for ((tr, d), o) in self.traces.iter_mut().zip(dbg.iter_mut()).zip(outs) {
-            tr.events.push(Event { t_ms: t, kind: EventKind::Output(o.clone()), raw: d.take_transcript() });
+            tr.events.push(Event {
+                t_ms: t,
+                kind: EventKind::Output(o.clone()),
+                raw: d.take_transcript(),
+            });
         }
     }
 }
@@ -81,7 +89,13 @@ pub async fn run(
 ) -> RunOutcome {
     let mut rec = Recorder {
         start: Instant::now(),
-        traces: debuggers.iter().map(|d| Trace { debugger: d.info().clone(), events: vec![] }).collect(),
+        traces: debuggers
+            .iter()
+            .map(|d| Trace {
+                debugger: d.info().clone(),
+                events: vec![],
+            })
+            .collect(),
         actions: 0,
     };
     let verdict = drive(debuggers, subject, seed, cfg, node_type, &mut rec).await;
@@ -90,7 +104,11 @@ pub async fn run(
         d.take_transcript();
     }
     let duration_ms = rec.ms();
-    RunOutcome { verdict, traces: rec.traces, duration_ms }
+    RunOutcome {
+        verdict,
+        traces: rec.traces,
+        duration_ms,
+    }
 }
 
 async fn drive(
@@ -124,11 +142,24 @@ async fn drive(
         rec.action(&Action::Start);
         let outs: Vec<Output> = loads
             .into_iter()
-            .map(|o| if matches!(o, Output::Failed { .. }) { o } else { Output::Finished { exit_code: None, signal: None } })
+            .map(|o| {
+                if matches!(o, Output::Failed { .. }) {
+                    o
+                } else {
+                    Output::Finished {
+                        exit_code: None,
+                        signal: None,
+                    }
+                }
+            })
             .collect();
         rec.outputs(dbg, &outs);
         let d = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
-            .unwrap_or_else(|| Difference { kind: DivergenceKind::ToolFailure, detail: "load failed".into(), policy: None });
+            .unwrap_or_else(|| Difference {
+                kind: DivergenceKind::ToolFailure,
+                detail: "load failed".into(),
+                policy: None,
+            });
         return finding(rec, Action::Start, None, d);
     }
 
@@ -156,12 +187,16 @@ async fn drive(
             rec.action(&action);
             let outs = join_all(dbg.iter_mut().map(|d| d.remove_breakpoint(&at))).await;
             rec.outputs(dbg, &outs);
-            if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+            if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
+            {
                 return finding(rec, action, Some(line), d);
             }
         } else {
             kept.insert(line);
-            if let Some(Output::BreakpointSet { resolved: Some(r), .. }) = outs.first() {
+            if let Some(Output::BreakpointSet {
+                resolved: Some(r), ..
+            }) = outs.first()
+            {
                 kept.insert(r.line);
             }
         }
@@ -177,13 +212,24 @@ async fn drive(
     let mut executed = 0;
     loop {
         let (action, line, before) = &last;
-        if outs.iter().all(|o| matches!(o, Output::Failed { kind: doppel_core::FailureKind::Timeout, .. })) {
+        if outs.iter().all(|o| {
+            matches!(
+                o,
+                Output::Failed {
+                    kind: doppel_core::FailureKind::Timeout,
+                    ..
+                }
+            )
+        }) {
             return Verdict::Inconclusive {
                 actions: executed,
-                reason: format!("every debugger timed out on '{action}': the program runs longer than the action timeout"),
+                reason: format!(
+                    "every debugger timed out on '{action}': the program runs longer than the action timeout"
+                ),
             };
         }
-        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
+        {
             let exec = match action {
                 Action::Exec { exec } => Some(*exec),
                 _ => None,
@@ -232,14 +278,25 @@ mod tests {
 
     #[test]
     fn picking_is_seeded_and_honours_zero_weights() {
-        let cfg = DiffConfig { weights: ActionWeights { resume: 0.0, step_in: 1.0, step_over: 0.0, step_out: 1.0 }, ..Default::default() };
+        let cfg = DiffConfig {
+            weights: ActionWeights {
+                resume: 0.0,
+                step_in: 1.0,
+                step_over: 0.0,
+                step_out: 1.0,
+            },
+            ..Default::default()
+        };
         let draw = |seed| {
             let mut r = ChaCha8Rng::seed_from_u64(seed);
             (0..50).map(|_| pick(&mut r, &cfg)).collect::<Vec<_>>()
         };
         let a = draw(7);
         assert_eq!(a, draw(7));
-        assert!(a.iter().all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut)));
+        assert!(
+            a.iter()
+                .all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut))
+        );
         assert!(a.contains(&ExecAction::StepIn) && a.contains(&ExecAction::StepOut));
     }
 }

@@ -108,13 +108,20 @@ impl NormalizationConfig {
 pub fn output(o: &Output, cfg: &NormalizationConfig) -> Output {
     match o {
         Output::Paused(s) => Output::Paused(state(s, cfg)),
-        Output::BreakpointSet { requested, resolved, .. } => Output::BreakpointSet {
+        Output::BreakpointSet {
+            requested,
+            resolved,
+            ..
+        } => Output::BreakpointSet {
             requested: requested.clone(),
             resolved: resolved.clone(),
             // Messages are the debugger's prose; they never match across debuggers.
             message: None,
         },
-        Output::BreakpointRemoved { ok, .. } => Output::BreakpointRemoved { ok: *ok, message: None },
+        Output::BreakpointRemoved { ok, .. } => Output::BreakpointRemoved {
+            ok: *ok,
+            message: None,
+        },
         other => other.clone(),
     }
 }
@@ -145,9 +152,19 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
 fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
     Variable {
         name: v.name.clone(),
-        type_name: v.type_name.as_deref().map(|t| if cfg.type_spelling { type_spelling(t) } else { t.to_string() }),
+        type_name: v.type_name.as_deref().map(|t| {
+            if cfg.type_spelling {
+                type_spelling(t)
+            } else {
+                t.to_string()
+            }
+        }),
         value: value(&v.value, v.type_name.as_deref(), cfg),
-        kind: if cfg.argument_flags { VariableKind::Unknown } else { v.kind },
+        kind: if cfg.argument_flags {
+            VariableKind::Unknown
+        } else {
+            v.kind
+        },
     }
 }
 
@@ -159,7 +176,13 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         let parts: Vec<String> = v
             .children
             .iter()
-            .map(|c| format!("{}={}", c.name, value(&c.value, c.type_name.as_deref(), cfg).text))
+            .map(|c| {
+                format!(
+                    "{}={}",
+                    c.name,
+                    value(&c.value, c.type_name.as_deref(), cfg).text
+                )
+            })
             .collect();
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
@@ -173,7 +196,14 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
     if cfg.pointer_format {
         text = pointer_format(&text);
     }
-    Value { text, children: if cfg.aggregate_members { Vec::new() } else { v.children.clone() } }
+    Value {
+        text,
+        children: if cfg.aggregate_members {
+            Vec::new()
+        } else {
+            v.children.clone()
+        },
+    }
 }
 
 fn is_char_type(t: &str) -> bool {
@@ -183,7 +213,12 @@ fn is_char_type(t: &str) -> bool {
 /// `97 'a'` → `'a'`; `'a'` stays.
 fn char_literal(text: &str) -> String {
     match text.find(" '") {
-        Some(i) if text[..i].trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => {
+        Some(i)
+            if text[..i]
+                .trim_start_matches('-')
+                .chars()
+                .all(|c| c.is_ascii_digit()) =>
+        {
             text[i + 1..].to_string()
         }
         _ => text.to_string(),
@@ -234,7 +269,10 @@ fn char_array_padding(text: &str) -> String {
 /// `char [6]` → `char[6]`, `int *` → `int*`, collapsed spaces.
 fn type_spelling(t: &str) -> String {
     let collapsed = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    collapsed.replace(" [", "[").replace(" *", "*").replace("* ", "*")
+    collapsed
+        .replace(" [", "[")
+        .replace(" *", "*")
+        .replace("* ", "*")
 }
 
 /// Whether two locations are the same for the oracle: same file and line,
@@ -251,12 +289,20 @@ mod tests {
     use doppel_core::PauseReason;
 
     fn var(name: &str, ty: &str, text: &str) -> Variable {
-        Variable { name: name.into(), type_name: Some(ty.into()), value: Value::scalar(text), kind: VariableKind::Local }
+        Variable {
+            name: name.into(),
+            type_name: Some(ty.into()),
+            value: Value::scalar(text),
+            kind: VariableKind::Local,
+        }
     }
 
     #[test]
     fn pointers_lose_leading_zeros_only_in_hex_numbers() {
-        assert_eq!(pointer_format("0x0000555555556004 \"probe\""), "0x555555556004 \"probe\"");
+        assert_eq!(
+            pointer_format("0x0000555555556004 \"probe\""),
+            "0x555555556004 \"probe\""
+        );
         assert_eq!(pointer_format("0x0"), "0x0");
         assert_eq!(pointer_format("0x0000000000000000"), "0x0");
         assert_eq!(pointer_format("10x00"), "10x00");
@@ -266,37 +312,74 @@ mod tests {
     #[test]
     fn chars_render_as_literals() {
         let cfg = NormalizationConfig::default();
-        assert_eq!(value(&Value::scalar("97 'a'"), Some("char"), &cfg).text, "'a'");
+        assert_eq!(
+            value(&Value::scalar("97 'a'"), Some("char"), &cfg).text,
+            "'a'"
+        );
         assert_eq!(value(&Value::scalar("'a'"), Some("char"), &cfg).text, "'a'");
-        assert_eq!(value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text, "'\\377'");
+        assert_eq!(
+            value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text,
+            "'\\377'"
+        );
         // Not a char: untouched.
-        assert_eq!(value(&Value::scalar("97 'a'"), Some("int"), &cfg).text, "97 'a'");
+        assert_eq!(
+            value(&Value::scalar("97 'a'"), Some("int"), &cfg).text,
+            "97 'a'"
+        );
     }
 
     #[test]
     fn aggregates_compare_by_members() {
         let cfg = NormalizationConfig::default();
-        let gdb = Value { text: "{x = 1, y = 2}".into(), children: vec![var("x", "int", "1"), var("y", "int", "2")] };
-        let lldb = Value { text: "{...}".into(), children: vec![var("x", "int", "1"), var("y", "int", "2")] };
-        assert_eq!(value(&gdb, Some("struct p"), &cfg), value(&lldb, Some("struct p"), &cfg));
+        let gdb = Value {
+            text: "{x = 1, y = 2}".into(),
+            children: vec![var("x", "int", "1"), var("y", "int", "2")],
+        };
+        let lldb = Value {
+            text: "{...}".into(),
+            children: vec![var("x", "int", "1"), var("y", "int", "2")],
+        };
+        assert_eq!(
+            value(&gdb, Some("struct p"), &cfg),
+            value(&lldb, Some("struct p"), &cfg)
+        );
         let off = NormalizationConfig::none();
-        assert_ne!(value(&gdb, Some("struct p"), &off), value(&lldb, Some("struct p"), &off));
+        assert_ne!(
+            value(&gdb, Some("struct p"), &off),
+            value(&lldb, Some("struct p"), &off)
+        );
     }
 
     #[test]
     fn frames_below_main_are_dropped_and_variables_sorted() {
-        let f = |n: &str| Frame { function: n.into(), location: None };
+        let f = |n: &str| Frame {
+            function: n.into(),
+            location: None,
+        };
         let s = ProgramState {
             location: Location::line("p.c", 3),
             reason: PauseReason::Step,
             call_stack: vec![f("sq"), f("main"), f("__libc_start_call_main"), f("_start")],
-            variables: vec![var("y", "int", "1"), var("x", "int", "2"), var("y", "int", "9")],
+            variables: vec![
+                var("y", "int", "1"),
+                var("x", "int", "2"),
+                var("y", "int", "9"),
+            ],
             signal: None,
         };
         let n = state(&s, &NormalizationConfig::default());
         assert_eq!(n.call_stack.len(), 2);
-        assert_eq!(n.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["x", "y"]);
-        assert_eq!(n.variables[1].value.text, "1", "first binding of a shadowed name wins");
+        assert_eq!(
+            n.variables
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>(),
+            ["x", "y"]
+        );
+        assert_eq!(
+            n.variables[1].value.text, "1",
+            "first binding of a shadowed name wins"
+        );
         let raw = state(&s, &NormalizationConfig::none());
         assert_eq!(raw.call_stack.len(), 4);
     }
@@ -305,7 +388,10 @@ mod tests {
     fn types_and_char_arrays_are_spelled_alike() {
         assert_eq!(type_spelling("char [6]"), "char[6]");
         assert_eq!(type_spelling("struct node *"), "struct node*");
-        assert_eq!(char_array_padding("\"ab\", '\\000' <repeats 14 times>"), "\"ab\"");
+        assert_eq!(
+            char_array_padding("\"ab\", '\\000' <repeats 14 times>"),
+            "\"ab\""
+        );
         assert_eq!(char_array_padding("\"ab\\000\\000\""), "\"ab\"");
     }
 

@@ -26,7 +26,12 @@ pub fn compare(
     let norm: Vec<Output> = outputs.iter().map(|o| normalize::output(o, cfg)).collect();
     // Tool failures first: a crashed debugger's other outputs mean nothing.
     if norm.iter().any(|o| matches!(o, Output::Failed { .. })) {
-        return Some(diff(DivergenceKind::ToolFailure, names, &norm, describe_failure));
+        return Some(diff(
+            DivergenceKind::ToolFailure,
+            names,
+            &norm,
+            describe_failure,
+        ));
     }
     for i in 1..norm.len() {
         if let Some(kind) = pair(&norm[0], &norm[i], columns) {
@@ -42,18 +47,36 @@ pub fn compare(
                 DivergenceKind::Variables => variables_detail(names, &norm),
                 _ => describe(names, &norm, short),
             };
-            return Some(Difference { kind, detail, policy: None });
+            return Some(Difference {
+                kind,
+                detail,
+                policy: None,
+            });
         }
     }
     None
 }
 
-fn diff(kind: DivergenceKind, names: &[String], norm: &[Output], f: fn(&Output) -> String) -> Difference {
-    Difference { kind, detail: describe(names, norm, f), policy: None }
+fn diff(
+    kind: DivergenceKind,
+    names: &[String],
+    norm: &[Output],
+    f: fn(&Output) -> String,
+) -> Difference {
+    Difference {
+        kind,
+        detail: describe(names, norm, f),
+        policy: None,
+    }
 }
 
 fn describe(names: &[String], outputs: &[Output], f: impl Fn(&Output) -> String) -> String {
-    names.iter().zip(outputs).map(|(n, o)| format!("{n}: {}", f(o))).collect::<Vec<_>>().join("; ")
+    names
+        .iter()
+        .zip(outputs)
+        .map(|(n, o)| format!("{n}: {}", f(o)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn describe_failure(o: &Output) -> String {
@@ -69,7 +92,9 @@ fn first_line(s: &str) -> &str {
 
 fn short(o: &Output) -> String {
     match o {
-        Output::BreakpointSet { resolved: Some(l), .. } => format!("breakpoint at {l}"),
+        Output::BreakpointSet {
+            resolved: Some(l), ..
+        } => format!("breakpoint at {l}"),
         Output::BreakpointSet { resolved: None, .. } => "breakpoint rejected".into(),
         Output::BreakpointRemoved { ok, .. } => format!("removed: {ok}"),
         Output::Paused(s) => format!("paused at {}", s.location),
@@ -83,7 +108,11 @@ fn short(o: &Output) -> String {
 }
 
 fn stack(s: &ProgramState) -> String {
-    s.call_stack.iter().map(|f| f.function.as_str()).collect::<Vec<_>>().join(" <- ")
+    s.call_stack
+        .iter()
+        .map(|f| f.function.as_str())
+        .collect::<Vec<_>>()
+        .join(" <- ")
 }
 
 fn variables_detail(names: &[String], norm: &[Output]) -> String {
@@ -96,7 +125,14 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
             .variables
             .iter()
             .filter(|v| first.is_none_or(|f| !f.variables.contains(v)) || std::ptr::eq(o, &norm[0]))
-            .map(|v| format!("{}:{}={}", v.name, v.type_name.as_deref().unwrap_or("?"), v.value.text))
+            .map(|v| {
+                format!(
+                    "{}:{}={}",
+                    v.name,
+                    v.type_name.as_deref().unwrap_or("?"),
+                    v.value.text
+                )
+            })
             .collect();
         parts.push(format!("{n}: {}", shown.join(" ")));
     }
@@ -107,18 +143,25 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
 fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
     use Output::*;
     match (a, b) {
-        (BreakpointSet { resolved: ra, .. }, BreakpointSet { resolved: rb, .. }) => match (ra, rb) {
-            (Some(x), Some(y)) if normalize::same_location(x, y, columns) => None,
-            (None, None) => None,
-            _ => Some(DivergenceKind::BreakpointLocation),
-        },
+        (BreakpointSet { resolved: ra, .. }, BreakpointSet { resolved: rb, .. }) => {
+            match (ra, rb) {
+                (Some(x), Some(y)) if normalize::same_location(x, y, columns) => None,
+                (None, None) => None,
+                _ => Some(DivergenceKind::BreakpointLocation),
+            }
+        }
         (BreakpointRemoved { ok: x, .. }, BreakpointRemoved { ok: y, .. }) => {
             (x != y).then_some(DivergenceKind::BreakpointRemoval)
         }
         (Paused(x), Paused(y)) => {
             if !normalize::same_location(&x.location, &y.location, columns) {
                 Some(DivergenceKind::PauseLocation)
-            } else if x.call_stack.iter().map(|f| &f.function).ne(y.call_stack.iter().map(|f| &f.function)) {
+            } else if x
+                .call_stack
+                .iter()
+                .map(|f| &f.function)
+                .ne(y.call_stack.iter().map(|f| &f.function))
+            {
                 Some(DivergenceKind::CallStack)
             } else if x.variables != y.variables {
                 Some(DivergenceKind::Variables)
@@ -126,9 +169,16 @@ fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
                 None
             }
         }
-        (Finished { exit_code: c1, signal: s1 }, Finished { exit_code: c2, signal: s2 }) => {
-            (c1 != c2 || s1 != s2).then_some(DivergenceKind::Termination)
-        }
+        (
+            Finished {
+                exit_code: c1,
+                signal: s1,
+            },
+            Finished {
+                exit_code: c2,
+                signal: s2,
+            },
+        ) => (c1 != c2 || s1 != s2).then_some(DivergenceKind::Termination),
         (Finished { .. }, _) | (_, Finished { .. }) => Some(DivergenceKind::Termination),
         // Mismatched output kinds (pause vs breakpoint answer) cannot happen for
         // the same action; treat them as a protocol-level disagreement.
@@ -141,17 +191,33 @@ fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
 /// their class key carries the policy name so that they do not hide bugs.
 ///
 /// `before` is the agreed state before the action (if paused).
-pub fn policy(before: Option<&ProgramState>, action: Option<ExecAction>, outputs: &[Output], d: &Difference) -> Option<String> {
+pub fn policy(
+    before: Option<&ProgramState>,
+    action: Option<ExecAction>,
+    outputs: &[Output],
+    d: &Difference,
+) -> Option<String> {
     let before = before?;
-    let main_only = before.call_stack.iter().take_while(|f| f.function != "main").count() == 0;
+    let main_only = before
+        .call_stack
+        .iter()
+        .take_while(|f| f.function != "main")
+        .count()
+        == 0;
     match (action, d.kind) {
         // GDB refuses `finish` in the outermost frame and stays; LLDB steps out
         // of main into the C library's start-up code.
         (Some(ExecAction::StepOut), _) if main_only => Some("step_out_of_main".into()),
         // Stepping off the end of main: one debugger stops in libc's start-up
         // code (with libc debug info), another runs to the exit.
-        (Some(ExecAction::StepIn | ExecAction::StepOver), DivergenceKind::Termination | DivergenceKind::PauseLocation | DivergenceKind::CallStack)
-            if main_only && outputs.iter().any(|o| o.paused().is_some_and(|s| !s.call_stack.iter().any(|f| f.function == "main"))) =>
+        (
+            Some(ExecAction::StepIn | ExecAction::StepOver),
+            DivergenceKind::Termination | DivergenceKind::PauseLocation | DivergenceKind::CallStack,
+        ) if main_only
+            && outputs.iter().any(|o| {
+                o.paused()
+                    .is_some_and(|s| !s.call_stack.iter().any(|f| f.function == "main"))
+            }) =>
         {
             Some("step_past_end_of_main".into())
         }
@@ -168,10 +234,21 @@ mod tests {
         Output::Paused(ProgramState {
             location: Location::line("p.c", line),
             reason: PauseReason::Step,
-            call_stack: stack.iter().map(|f| Frame { function: f.to_string(), location: None }).collect(),
+            call_stack: stack
+                .iter()
+                .map(|f| Frame {
+                    function: f.to_string(),
+                    location: None,
+                })
+                .collect(),
             variables: vars
                 .iter()
-                .map(|(n, v)| Variable { name: n.to_string(), type_name: Some("int".into()), value: Value::scalar(*v), kind: VariableKind::Local })
+                .map(|(n, v)| Variable {
+                    name: n.to_string(),
+                    type_name: Some("int".into()),
+                    value: Value::scalar(*v),
+                    kind: VariableKind::Local,
+                })
                 .collect(),
             signal: None,
         })
@@ -185,13 +262,41 @@ mod tests {
     fn equal_states_agree_and_each_part_is_told_apart() {
         let cfg = NormalizationConfig::default();
         let a = paused(5, &["main"], &[("i", "0")]);
-        assert_eq!(compare(&names(), &[a.clone(), a.clone()], &cfg, false), None);
-        let k = |b: Output| compare(&names(), &[a.clone(), b], &cfg, false).unwrap().kind;
-        assert_eq!(k(paused(6, &["main"], &[("i", "0")])), DivergenceKind::PauseLocation);
-        assert_eq!(k(paused(5, &["f", "main"], &[("i", "0")])), DivergenceKind::CallStack);
-        assert_eq!(k(paused(5, &["main"], &[("i", "1")])), DivergenceKind::Variables);
-        assert_eq!(k(Output::Finished { exit_code: Some(0), signal: None }), DivergenceKind::Termination);
-        assert_eq!(k(Output::failed(doppel_core::FailureKind::Timeout, "no answer")), DivergenceKind::ToolFailure);
+        assert_eq!(
+            compare(&names(), &[a.clone(), a.clone()], &cfg, false),
+            None
+        );
+        let k = |b: Output| {
+            compare(&names(), &[a.clone(), b], &cfg, false)
+                .unwrap()
+                .kind
+        };
+        assert_eq!(
+            k(paused(6, &["main"], &[("i", "0")])),
+            DivergenceKind::PauseLocation
+        );
+        assert_eq!(
+            k(paused(5, &["f", "main"], &[("i", "0")])),
+            DivergenceKind::CallStack
+        );
+        assert_eq!(
+            k(paused(5, &["main"], &[("i", "1")])),
+            DivergenceKind::Variables
+        );
+        assert_eq!(
+            k(Output::Finished {
+                exit_code: Some(0),
+                signal: None
+            }),
+            DivergenceKind::Termination
+        );
+        assert_eq!(
+            k(Output::failed(
+                doppel_core::FailureKind::Timeout,
+                "no answer"
+            )),
+            DivergenceKind::ToolFailure
+        );
     }
 
     #[test]
@@ -199,21 +304,45 @@ mod tests {
         let cfg = NormalizationConfig::default();
         let bp = |line, col| Output::BreakpointSet {
             requested: Location::line("p.c", 3),
-            resolved: Some(Location { file: "p.c".into(), line, column: col }),
+            resolved: Some(Location {
+                file: "p.c".into(),
+                line,
+                column: col,
+            }),
             message: Some("prose differs".into()),
         };
-        assert_eq!(compare(&names(), &[bp(4, None), bp(4, Some(9))], &cfg, true), None);
-        assert_eq!(compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, false), None);
+        assert_eq!(
+            compare(&names(), &[bp(4, None), bp(4, Some(9))], &cfg, true),
+            None
+        );
+        assert_eq!(
+            compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, false),
+            None
+        );
         assert!(compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, true).is_some());
         let d = compare(&names(), &[bp(4, None), bp(5, None)], &cfg, false).unwrap();
         assert_eq!(d.kind, DivergenceKind::BreakpointLocation);
-        assert!(d.detail.contains("gdb: breakpoint at p.c:4") && d.detail.contains("lldb: breakpoint at p.c:5"), "{}", d.detail);
+        assert!(
+            d.detail.contains("gdb: breakpoint at p.c:4")
+                && d.detail.contains("lldb: breakpoint at p.c:5"),
+            "{}",
+            d.detail
+        );
     }
 
     #[test]
     fn variables_detail_names_the_differing_binding() {
         let cfg = NormalizationConfig::default();
-        let d = compare(&names(), &[paused(5, &["main"], &[("i", "0"), ("j", "1")]), paused(5, &["main"], &[("i", "0"), ("j", "2")])], &cfg, false).unwrap();
+        let d = compare(
+            &names(),
+            &[
+                paused(5, &["main"], &[("i", "0"), ("j", "1")]),
+                paused(5, &["main"], &[("i", "0"), ("j", "2")]),
+            ],
+            &cfg,
+            false,
+        )
+        .unwrap();
         assert!(d.detail.contains("lldb: j:int=2"), "{}", d.detail);
         assert!(!d.detail.contains("lldb: i:int=0"), "{}", d.detail);
     }
@@ -221,10 +350,19 @@ mod tests {
     #[test]
     fn step_out_of_main_is_a_named_policy() {
         let before = paused(9, &["main"], &[]);
-        let outs = [paused(9, &["main"], &[]), paused(58, &["__libc_start_call_main"], &[])];
+        let outs = [
+            paused(9, &["main"], &[]),
+            paused(58, &["__libc_start_call_main"], &[]),
+        ];
         let d = compare(&names(), &outs, &NormalizationConfig::default(), false).unwrap();
-        assert_eq!(policy(before.paused(), Some(ExecAction::StepOut), &outs, &d).as_deref(), Some("step_out_of_main"));
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOut), &outs, &d).as_deref(),
+            Some("step_out_of_main")
+        );
         let inner = paused(3, &["f", "main"], &[]);
-        assert_eq!(policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d), None);
+        assert_eq!(
+            policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d),
+            None
+        );
     }
 }

@@ -23,8 +23,15 @@ pub struct Reproducer {
 /// Errors: the run has no traces (a subject error), or no source text was
 /// stored with it.
 pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
-    let trace = run.traces.first().ok_or("the run has no traces (the subject did not build)")?;
-    let source = run.config.get("source_text").and_then(|s| s.as_str()).ok_or("the run stores no source text")?;
+    let trace = run
+        .traces
+        .first()
+        .ok_or("the run has no traces (the subject did not build)")?;
+    let source = run
+        .config
+        .get("source_text")
+        .and_then(|s| s.as_str())
+        .ok_or("the run stores no source text")?;
     let name = &run.subject.source_name;
     let divergent = run.verdict.finding().map(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
@@ -33,11 +40,20 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let mut gdb = String::from(
         "# GDB command file written by `doppel repro`.\n# Run: gdb -q -batch -nx -x repro.gdb\nset pagination off\nset confirm off\nset debuginfod enabled off\nset breakpoint pending on\nfile ./prog\n",
     );
-    let mut lldb = String::from("# LLDB command file written by `doppel repro`.\n# Run: lldb -b -s repro.lldb\ntarget create ./prog\n");
+    let mut lldb = String::from(
+        "# LLDB command file written by `doppel repro`.\n# Run: lldb -b -s repro.lldb\ntarget create ./prog\n",
+    );
     let mut numbers: HashMap<u32, usize> = HashMap::new();
     let mut next_number = 1;
     for (i, a) in actions.iter().enumerate() {
-        let marker = format!("=== [{i}] {a}{} ===", if Some(i) == divergent { "   <-- divergence" } else { "" });
+        let marker = format!(
+            "=== [{i}] {a}{} ===",
+            if Some(i) == divergent {
+                "   <-- divergence"
+            } else {
+                ""
+            }
+        );
         writeln!(gdb, "echo \\n{}\\n", marker.replace('\\', "\\\\")).ok();
         writeln!(lldb, "script print({marker:?})").ok();
         match a {
@@ -82,7 +98,10 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     Ok(Reproducer {
         files: vec![
             (name.clone(), source.to_string()),
-            ("build.sh".into(), format!("#!/bin/sh\ncd \"$(dirname \"$0\")\"\n{build}\n")),
+            (
+                "build.sh".into(),
+                format!("#!/bin/sh\ncd \"$(dirname \"$0\")\"\n{build}\n"),
+            ),
             ("repro.gdb".into(), gdb),
             ("repro.lldb".into(), lldb),
             ("run.sh".into(), run_sh),
@@ -98,7 +117,11 @@ fn show_state(gdb: &mut String, lldb: &mut String) {
 
 /// `gcc -O0 -g` + file → `gcc -O0 -g -o prog prog.c -lm`.
 fn build_command(recipe: &str, name: &str) -> String {
-    let recipe = if recipe.trim().is_empty() { "gcc -O0 -g" } else { recipe.trim() };
+    let recipe = if recipe.trim().is_empty() {
+        "gcc -O0 -g"
+    } else {
+        recipe.trim()
+    };
     format!("{recipe} -o prog {name} -lm")
 }
 
@@ -107,8 +130,15 @@ fn lldb_cli(run: &RunRecord) -> String {
     run.debuggers
         .iter()
         .find(|d| d.name == "lldb")
-        .and_then(|d| Path::new(&d.executable).file_name().map(|f| f.to_string_lossy().into_owned()))
-        .map(|exe| exe.replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"))
+        .and_then(|d| {
+            Path::new(&d.executable)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+        })
+        .map(|exe| {
+            exe.replace("lldb-dap", "lldb")
+                .replace("lldb-vscode", "lldb")
+        })
         .unwrap_or_else(|| "lldb".into())
 }
 
@@ -116,16 +146,31 @@ fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     let mut s = String::from("# doppel reproducer\n\n");
     match &run.verdict {
         Verdict::Divergence(f) => {
-            writeln!(s, "Class: `{}`\n\nThe debuggers diverge after action {} (`{}`):\n\n    {}\n", f.class, f.action_index, f.last_action, f.detail).ok();
+            writeln!(
+                s,
+                "Class: `{}`\n\nThe debuggers diverge after action {} (`{}`):\n\n    {}\n",
+                f.class, f.action_index, f.last_action, f.detail
+            )
+            .ok();
         }
         other => {
             writeln!(s, "Verdict: {}\n", other.name()).ok();
         }
     }
-    writeln!(s, "Subject `{}`, seed {}, built with `{}`.\n", run.subject.name, run.seed, run.subject.build).ok();
+    writeln!(
+        s,
+        "Subject `{}`, seed {}, built with `{}`.\n",
+        run.subject.name, run.seed, run.subject.build
+    )
+    .ok();
     s.push_str("Debuggers:\n\n");
     for d in &run.debuggers {
-        writeln!(s, "- {}: {} ({}, `{}`)", d.name, d.version, d.protocol, d.executable).ok();
+        writeln!(
+            s,
+            "- {}: {} ({}, `{}`)",
+            d.name, d.version, d.protocol, d.executable
+        )
+        .ok();
     }
     writeln!(
         s,

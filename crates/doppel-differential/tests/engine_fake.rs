@@ -34,7 +34,12 @@ fn slide_forward(line: u32, path: &[u32]) -> Option<u32> {
 
 fn fake(name: &str) -> Fake {
     Fake {
-        info: ToolInfo { name: name.into(), version: "1".into(), protocol: "fake".into(), executable: name.into() },
+        info: ToolInfo {
+            name: name.into(),
+            version: "1".into(),
+            protocol: "fake".into(),
+            executable: name.into(),
+        },
         path: vec![3, 4, 5, 6, 7, 8, 9, 10],
         pos: None,
         bps: BTreeSet::new(),
@@ -47,9 +52,17 @@ fn fake(name: &str) -> Fake {
 
 impl Fake {
     fn state(&self) -> Output {
-        let Some(i) = self.pos else { return Output::Finished { exit_code: Some(0), signal: None } };
+        let Some(i) = self.pos else {
+            return Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            };
+        };
         if i >= self.path.len() {
-            return Output::Finished { exit_code: Some(0), signal: None };
+            return Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            };
         }
         let mut line = self.path[i];
         if self.wrong_after.is_some_and(|n| self.execs >= n) {
@@ -58,14 +71,21 @@ impl Fake {
         Output::Paused(ProgramState {
             location: Location::line("p.c", line),
             reason: PauseReason::Step,
-            call_stack: vec![Frame { function: "main".into(), location: None }],
+            call_stack: vec![Frame {
+                function: "main".into(),
+                location: None,
+            }],
             variables: vec![],
             signal: None,
         })
     }
 
     fn run_to_breakpoint(&mut self, from: usize) {
-        self.pos = Some((from..self.path.len()).find(|&i| self.bps.contains(&self.path[i])).unwrap_or(self.path.len()));
+        self.pos = Some(
+            (from..self.path.len())
+                .find(|&i| self.bps.contains(&self.path[i]))
+                .unwrap_or(self.path.len()),
+        );
     }
 }
 
@@ -75,20 +95,32 @@ impl Debugger for Fake {
         &self.info
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities { columns: false, warm_reuse: true, argument_flags: false, notes: vec![] }
+        Capabilities {
+            columns: false,
+            warm_reuse: true,
+            argument_flags: false,
+            notes: vec![],
+        }
     }
     async fn load(&mut self, _s: &Subject) -> Output {
         self.pos = None;
         self.bps.clear();
         self.execs = 0;
-        Output::Finished { exit_code: None, signal: None }
+        Output::Finished {
+            exit_code: None,
+            signal: None,
+        }
     }
     async fn set_breakpoint(&mut self, at: &Location) -> Output {
         let resolved = (self.slide_to)(at.line, &self.path);
         if let Some(l) = resolved {
             self.bps.insert(l);
         }
-        Output::BreakpointSet { requested: at.clone(), resolved: resolved.map(|l| Location::line("p.c", l)), message: None }
+        Output::BreakpointSet {
+            requested: at.clone(),
+            resolved: resolved.map(|l| Location::line("p.c", l)),
+            message: None,
+        }
     }
     async fn remove_breakpoint(&mut self, at: &Location) -> Output {
         let ok = (self.slide_to)(at.line, &self.path).is_some_and(|l| self.bps.remove(&l));
@@ -143,7 +175,11 @@ async fn run(a: Fake, b: Fake, seed: u64, cfg: &DiffConfig) -> engine::RunOutcom
 }
 
 fn cfg() -> DiffConfig {
-    DiffConfig { breakpoints_per_line: 0.25, max_breakpoints: 3, ..Default::default() }
+    DiffConfig {
+        breakpoints_per_line: 0.25,
+        max_breakpoints: 3,
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -151,7 +187,10 @@ async fn identical_debuggers_never_diverge() {
     for seed in 0..30 {
         let out = run(fake("a"), fake("b"), seed, &cfg()).await;
         assert!(
-            matches!(out.verdict, Verdict::ProgramFinished { .. } | Verdict::MaxActions { .. }),
+            matches!(
+                out.verdict,
+                Verdict::ProgramFinished { .. } | Verdict::MaxActions { .. }
+            ),
             "seed {seed}: {:?}",
             out.verdict
         );
@@ -163,7 +202,15 @@ async fn identical_debuggers_never_diverge() {
 #[tokio::test]
 async fn a_run_is_determined_by_its_seed() {
     let strip = |o: &engine::RunOutcome| {
-        o.traces.iter().map(|t| t.events.iter().map(|e| format!("{:?}", e.kind)).collect::<Vec<_>>()).collect::<Vec<_>>()
+        o.traces
+            .iter()
+            .map(|t| {
+                t.events
+                    .iter()
+                    .map(|e| format!("{:?}", e.kind))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
     };
     let a = run(fake("a"), fake("b"), 42, &cfg()).await;
     let b = run(fake("a"), fake("b"), 42, &cfg()).await;
@@ -178,7 +225,13 @@ async fn a_run_is_determined_by_its_seed() {
 #[tokio::test]
 async fn different_sliding_is_a_breakpoint_location_divergence() {
     let mut b = fake("b");
-    b.slide_to = |line, path| if path.contains(&line) { Some(line) } else { None };
+    b.slide_to = |line, path| {
+        if path.contains(&line) {
+            Some(line)
+        } else {
+            None
+        }
+    };
     // Lines 1, 2, 11, 12 are not in the path: a's slides or rejects differ from b's.
     let mut found = false;
     for seed in 0..40 {
@@ -189,7 +242,10 @@ async fn different_sliding_is_a_breakpoint_location_divergence() {
             assert_eq!(f.class.divergence, DivergenceKind::BreakpointLocation);
             assert_eq!(f.class.last_action, ActionKind::SetBreakpoint);
             let line = f.line.expect("breakpoint line");
-            assert!(!(3..=10).contains(&line), "only non-code lines slide: {line}");
+            assert!(
+                !(3..=10).contains(&line),
+                "only non-code lines slide: {line}"
+            );
             assert_eq!(f.class.ast_node, format!("node{line}"));
             found = true;
         }
@@ -203,11 +259,23 @@ async fn a_planted_wrong_pause_is_found_at_its_action() {
     for seed in 0..20 {
         let mut b = fake("b");
         b.wrong_after = Some(2);
-        let out = run(fake("a"), b, seed, &DiffConfig { max_actions: 20, ..cfg() }).await;
+        let out = run(
+            fake("a"),
+            b,
+            seed,
+            &DiffConfig {
+                max_actions: 20,
+                ..cfg()
+            },
+        )
+        .await;
         match &out.verdict {
             Verdict::Divergence(f) => {
                 assert_eq!(f.class.divergence, DivergenceKind::PauseLocation, "{f:?}");
-                let exec_actions = out.traces[0].actions().filter(|a| matches!(a, doppel_core::Action::Exec { .. })).count();
+                let exec_actions = out.traces[0]
+                    .actions()
+                    .filter(|a| matches!(a, doppel_core::Action::Exec { .. }))
+                    .count();
                 assert_eq!(exec_actions, 2, "the run stops at the first divergence");
                 assert_eq!(f.action_index + 1, out.traces[0].actions().count());
                 assert!(f.detail.contains("b: paused at p.c:"), "{}", f.detail);
@@ -236,7 +304,11 @@ async fn one_hanging_debugger_is_a_tool_failure_and_both_hanging_is_inconclusive
     a.hang_on_start = true;
     b.hang_on_start = true;
     let out = run(a, b, 1, &cfg()).await;
-    assert!(matches!(out.verdict, Verdict::Inconclusive { .. }), "{:?}", out.verdict);
+    assert!(
+        matches!(out.verdict, Verdict::Inconclusive { .. }),
+        "{:?}",
+        out.verdict
+    );
 }
 
 #[tokio::test]

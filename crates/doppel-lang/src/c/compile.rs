@@ -145,7 +145,7 @@ impl BuildCache {
         let _ = tokio::fs::remove_dir_all(&tmp).await;
         tokio::fs::create_dir_all(&tmp).await?;
         let result = self
-            .compile(&tmp, &file_name, &text, &compiler, recipe)
+            .compile(&tmp, &entry, &file_name, &text, &compiler, recipe)
             .await;
         match result {
             Ok(()) => {
@@ -162,9 +162,14 @@ impl BuildCache {
         }
     }
 
+    /// Compiles in `dir`, which is renamed to `entry` afterwards; the debug
+    /// information is told so (`-fdebug-prefix-map`), so that it names the
+    /// source at its final path (debuggers set breakpoints by that path).
+    #[allow(clippy::too_many_arguments)]
     async fn compile(
         &self,
         dir: &Path,
+        entry: &Path,
         file_name: &str,
         text: &[u8],
         compiler: &Path,
@@ -175,6 +180,11 @@ impl BuildCache {
         let mut cmd = Command::new(compiler);
         cmd.current_dir(dir)
             .args(&recipe.flags)
+            .arg(format!(
+                "-fdebug-prefix-map={}={}",
+                dir.display(),
+                entry.display()
+            ))
             .arg("-o")
             .arg("prog")
             .arg(file_name)
@@ -183,9 +193,6 @@ impl BuildCache {
         if done.timed_out {
             return Err(BuildError::Timeout(COMPILE_TIMEOUT));
         }
-        // The entry is renamed, so record where it was compiled; gcc writes
-        // DW_AT_comp_dir = the temp dir, but DW_AT_name is the bare file name,
-        // and backends set breakpoints by `file:line`, so nothing depends on it.
         tokio::fs::write(dir.join("build.log"), &done.stderr).await?;
         if done.code != Some(0) || !dir.join("prog").is_file() {
             let stderr: String = done.stderr.lines().take(40).collect::<Vec<_>>().join("\n");
@@ -281,6 +288,19 @@ mod tests {
         assert!(
             s.source.starts_with(d.path().join("cache")),
             "compiled from the cached copy"
+        );
+        // The debug information names the source at its final path, not the
+        // temporary build directory.
+        let bin = std::fs::read(s.binary.as_ref().unwrap()).unwrap();
+        let final_dir = s.source.parent().unwrap().to_string_lossy().into_owned();
+        assert!(
+            bin.windows(final_dir.len())
+                .any(|w| w == final_dir.as_bytes()),
+            "DW_AT_comp_dir is the cache entry"
+        );
+        assert!(
+            !bin.windows(5).any(|w| w == b".tmp-"),
+            "no temporary path in the debug info"
         );
         let mtime = std::fs::metadata(s.binary.as_ref().unwrap())
             .unwrap()

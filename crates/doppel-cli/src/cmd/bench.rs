@@ -1,0 +1,118 @@
+//! `doppel bench diff`: wall time per differential run with warm debugger
+//! reuse against a fresh debugger process per run (DBDB's implementation),
+//! on the bundled corpus. Prints figures; asserts nothing.
+
+use super::subjects;
+use crate::settings::Settings;
+use clap::{Args, Subcommand};
+use doppel_differential::campaign::{self, CampaignSpec, Prepared};
+use doppel_lang::c::BuildRecipe;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: BenchWhat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchWhat {
+    /// Differential runs: warm reuse vs a fresh debugger per run.
+    Diff {
+        /// Programs from the bundled corpus (the first N in name order).
+        #[arg(long, default_value_t = 10)]
+        programs: usize,
+        /// Seeds per program.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Debuggers.
+        #[arg(long, value_delimiter = ',', default_value = "gdb,lldb")]
+        debuggers: Vec<String>,
+    },
+}
+
+struct Figures {
+    median_ms: f64,
+    runs_per_s: f64,
+    runs: usize,
+}
+
+async fn measure(
+    spec: &CampaignSpec,
+    subjects: &[Arc<Prepared>],
+    seeds: u64,
+) -> anyhow::Result<Figures> {
+    let mut dbg = campaign::create_debuggers(spec)?;
+    let mut times = Vec::new();
+    let start = Instant::now();
+    for p in subjects {
+        for seed in 0..seeds {
+            let t = Instant::now();
+            let _ = campaign::run_one(spec, p, seed, &mut dbg).await;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let total = start.elapsed().as_secs_f64();
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+    times.sort_by(f64::total_cmp);
+    let median_ms = if times.is_empty() {
+        0.0
+    } else {
+        times[times.len() / 2]
+    };
+    Ok(Figures {
+        median_ms,
+        runs_per_s: times.len() as f64 / total.max(1e-9),
+        runs: times.len(),
+    })
+}
+
+pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    let BenchWhat::Diff {
+        programs,
+        seeds,
+        debuggers,
+    } = a.what;
+    let args = super::diff::DiffArgs {
+        debuggers: Some(debuggers),
+        jobs: Some(1),
+        ..Default::default()
+    };
+    let mut spec = super::diff::spec(&args, s)?;
+    let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
+    let cache = subjects::cache_dir(&s.campaign.db);
+    let prepared = subjects::prepare(
+        &[subjects::default_corpus()],
+        &cache,
+        &recipe,
+        Some(programs),
+    )
+    .await?;
+    println!(
+        "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job)",
+        prepared.len(),
+        spec.debuggers.join(",")
+    );
+    spec.debugger.warm = true;
+    let warm = measure(&spec, &prepared, seeds).await?;
+    println!(
+        "warm reuse:         median {:7.1} ms/run   {:6.2} runs/s   ({} runs)",
+        warm.median_ms, warm.runs_per_s, warm.runs
+    );
+    spec.debugger.warm = false;
+    let cold = measure(&spec, &prepared, seeds).await?;
+    println!(
+        "fresh per run:      median {:7.1} ms/run   {:6.2} runs/s   ({} runs)",
+        cold.median_ms, cold.runs_per_s, cold.runs
+    );
+    println!(
+        "speed-up of warm reuse: {:.2}x (median), {:.2}x (throughput)",
+        cold.median_ms / warm.median_ms.max(1e-9),
+        warm.runs_per_s / cold.runs_per_s.max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,113 @@
+//! `doppel classes` and `doppel sample`, and the end-of-campaign summary table.
+
+use clap::Args;
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use doppel_core::store::{RunFilter, Store};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ClassesArgs {
+    /// Only runs of this campaign.
+    #[arg(long)]
+    pub campaign: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// Runs to draw per class.
+    #[arg(long, default_value_t = 1)]
+    pub per_class: usize,
+    /// Only runs of this campaign.
+    #[arg(long)]
+    pub campaign: Option<String>,
+}
+
+fn filter(campaign: &Option<String>) -> RunFilter {
+    RunFilter {
+        technique: None,
+        campaign: campaign.clone(),
+    }
+}
+
+pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
+    let store = super::open_store(db).await?;
+    let classes = store.classes(&filter(&a.campaign)).await?;
+    if a.json {
+        let rows: Vec<_> = classes
+            .iter()
+            .map(|c| serde_json::json!({"class": c.key.to_string(), "size": c.size, "example_run": c.first_run}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}", class_table(&classes));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "size",
+        "divergence",
+        "last action",
+        "AST node",
+        "policy",
+        "example run",
+    ]);
+    for c in classes {
+        t.add_row([
+            c.size.to_string(),
+            c.key.divergence.as_str().to_string(),
+            c.key.last_action.as_str().to_string(),
+            c.key.ast_node.clone(),
+            c.key.policy.clone().unwrap_or_default(),
+            c.first_run.to_string(),
+        ]);
+    }
+    t
+}
+
+pub async fn sample(a: SampleArgs, db: &str) -> anyhow::Result<ExitCode> {
+    let store = super::open_store(db).await?;
+    let runs = store
+        .sample_round_robin(&filter(&a.campaign), a.per_class)
+        .await?;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(["run", "class", "subject", "seed"]);
+    for r in runs {
+        t.add_row([
+            r.id.to_string(),
+            r.class_key.map(|k| k.to_string()).unwrap_or_default(),
+            r.subject_name,
+            r.seed.to_string(),
+        ]);
+    }
+    println!("{t}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the verdict counts and the class table of the runs matching `filter`.
+pub async fn print_summary(store: &Store, filter: &RunFilter) -> anyhow::Result<()> {
+    let s = store.summary(filter).await?;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(["verdict", "runs"]);
+    for (verdict, n) in &s.verdicts {
+        t.add_row([verdict.clone(), n.to_string()]);
+    }
+    println!("{t}");
+    println!(
+        "{} runs, {} divergences in {} classes; median run {:.0} ms",
+        s.runs, s.divergences, s.classes, s.median_duration_ms
+    );
+    let classes = store.classes(filter).await?;
+    if !classes.is_empty() {
+        println!("{}", class_table(&classes));
+    }
+    Ok(())
+}

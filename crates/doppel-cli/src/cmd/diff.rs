@@ -1,0 +1,250 @@
+//! `doppel diff`: a differential campaign over C programs.
+
+use super::subjects;
+use crate::settings::Settings;
+use clap::Args;
+use doppel_core::process::{Limits, Sandbox};
+use doppel_core::store::RunFilter;
+use doppel_debuggers::DebuggerConfig;
+use doppel_differential::ActionWeights;
+use doppel_differential::campaign::{self, CampaignSpec, Progress};
+use doppel_lang::c::BuildRecipe;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct DiffArgs {
+    /// Debuggers to compare, comma-separated (at least two).
+    #[arg(long, value_delimiter = ',')]
+    pub debuggers: Option<Vec<String>>,
+    /// Runs (seeds) per program.
+    #[arg(long)]
+    pub runs_per_program: Option<u64>,
+    /// First seed; run i of a program uses seed + i.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Parallel jobs, each with its own debugger processes.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write the HTML report into this directory at the end.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Skip runs already in the store (same program, seed, configuration and debuggers).
+    #[arg(long)]
+    pub resume: bool,
+    /// Campaign name stored with every run.
+    #[arg(long, default_value = "default")]
+    pub campaign: String,
+    /// Compiler and flags (default `gcc -O0 -g`).
+    #[arg(long)]
+    pub compiler: Option<String>,
+    /// Breakpoints per source line (DBDB: 0.1).
+    #[arg(long)]
+    pub breakpoints_per_line: Option<f64>,
+    /// Maximum breakpoints per run.
+    #[arg(long)]
+    pub max_breakpoints: Option<usize>,
+    /// Probability of removing a breakpoint right after setting it (DBDB: 0.2).
+    #[arg(long)]
+    pub removal_probability: Option<f64>,
+    /// Maximum execution actions per run (DBDB: 20).
+    #[arg(long)]
+    pub max_actions: Option<usize>,
+    /// Action weights, e.g. `resume=1,step_in=2,step_over=2,step_out=1`.
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// Per-action timeout in milliseconds.
+    #[arg(long)]
+    pub action_timeout_ms: Option<u64>,
+    /// Compare columns where every debugger reports them.
+    #[arg(long)]
+    pub compare_columns: bool,
+    /// Switch off normalization rules (comma-separated names, or `all`).
+    #[arg(long)]
+    pub no_normalize: Option<String>,
+    /// Executable of a debugger, `NAME=PATH` (repeatable), e.g. `lldb=/usr/bin/lldb-dap-19`.
+    #[arg(long = "debugger-path", value_name = "NAME=PATH")]
+    pub debugger_paths: Vec<String>,
+    /// Start a fresh debugger process for every run (DBDB's way) instead of warm reuse.
+    #[arg(long)]
+    pub cold: bool,
+    /// Use at most this many programs.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// C files or directories (default: the bundled corpus).
+    pub paths: Vec<PathBuf>,
+}
+
+/// Builds the campaign spec from settings and flags.
+pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
+    let mut diff = s.diff.clone();
+    if let Some(v) = a.breakpoints_per_line {
+        diff.breakpoints_per_line = v;
+    }
+    if let Some(v) = a.max_breakpoints {
+        diff.max_breakpoints = v;
+    }
+    if let Some(v) = a.removal_probability {
+        diff.removal_probability = v;
+    }
+    if let Some(v) = a.max_actions {
+        diff.max_actions = v;
+    }
+    if let Some(w) = &a.weights {
+        diff.weights = ActionWeights::parse(w).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(v) = a.action_timeout_ms {
+        diff.action_timeout_ms = v;
+    }
+    if a.compare_columns {
+        diff.compare_columns = true;
+    }
+    if let Some(n) = &a.no_normalize {
+        diff.normalization.disable(n).map_err(anyhow::Error::msg)?;
+    }
+    diff.validate().map_err(anyhow::Error::msg)?;
+    let debuggers = a
+        .debuggers
+        .clone()
+        .unwrap_or_else(|| s.campaign.debuggers.clone());
+    if debuggers.len() < 2 {
+        anyhow::bail!(
+            "differential testing needs at least two debuggers (got {})",
+            debuggers.join(",")
+        );
+    }
+    let debugger = DebuggerConfig {
+        action_timeout: Duration::from_millis(diff.action_timeout_ms),
+        warm: s.campaign.warm && !a.cold,
+        limits: Limits {
+            cpu_seconds: s.limits.cpu_seconds,
+            memory_bytes: s.limits.memory_mb << 20,
+            file_size_bytes: s.limits.file_size_mb << 20,
+        },
+        sandbox: Sandbox {
+            isolate_network: s.campaign.isolate_network,
+        },
+        ..DebuggerConfig::default()
+    };
+    let mut executables = s.campaign.executables.clone();
+    for kv in &a.debugger_paths {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
+        executables.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(CampaignSpec {
+        executables,
+        name: a.campaign.clone(),
+        debuggers,
+        debugger,
+        diff,
+        jobs: a.jobs.unwrap_or(s.campaign.jobs).max(1),
+        resume: a.resume,
+    })
+}
+
+pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
+    let spec = spec(&a, s)?;
+    // A missing debugger is one clear error before anything runs.
+    for name in &spec.debuggers {
+        doppel_debuggers::registry::all()
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))
+            .and_then(|e| (e.probe)(&spec.config_for(name)).map_err(anyhow::Error::from))?;
+    }
+    let store = super::open_store(db).await?;
+    let paths = if a.paths.is_empty() {
+        vec![subjects::default_corpus()]
+    } else {
+        a.paths.clone()
+    };
+    let recipe = BuildRecipe::parse(a.compiler.as_deref().unwrap_or(&s.campaign.compiler))
+        .map_err(anyhow::Error::msg)?;
+    let prepared = subjects::prepare(&paths, &subjects::cache_dir(db), &recipe, a.limit).await?;
+    let failed_builds = prepared.iter().filter(|p| p.error.is_some()).count();
+    let runs = a.runs_per_program.unwrap_or(s.campaign.runs_per_program);
+    let first = a.seed.unwrap_or(s.campaign.seed);
+    let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
+    eprintln!(
+        "doppel diff: {} programs ({} do not compile), {} seeds each, debuggers {}, {} job(s), store {db}",
+        prepared.len(),
+        failed_builds,
+        seeds.len(),
+        spec.debuggers.join(","),
+        spec.jobs
+    );
+
+    let bar = ProgressBar::new(0);
+    if a.quiet || std::env::var_os("CI").is_some() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let on_progress = |p: Progress| match p {
+        Progress::Started { total, skipped } => {
+            bar.set_length(total as u64);
+            if skipped > 0 {
+                bar.println(format!(
+                    "resuming: {skipped} runs already stored are skipped"
+                ));
+            }
+        }
+        Progress::RunDone {
+            subject,
+            seed,
+            class,
+            ..
+        } => {
+            bar.inc(1);
+            if let Some(c) = class {
+                bar.set_message(format!("last divergence: {subject} seed {seed}: {c}"));
+            }
+        }
+        Progress::StoreError {
+            subject,
+            seed,
+            error,
+        } => {
+            bar.println(format!(
+                "warning: run {subject} seed {seed} was not stored: {error}"
+            ));
+        }
+    };
+    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &on_progress).await?;
+    bar.finish_and_clear();
+
+    let filter = RunFilter {
+        technique: Some(campaign::TECHNIQUE.into()),
+        campaign: Some(spec.name.clone()),
+    };
+    super::classes::print_summary(&store, &filter).await?;
+    eprintln!(
+        "this invocation: {} runs, {} divergences, {} skipped (resume){}",
+        stats.runs,
+        stats.divergences,
+        stats.skipped,
+        if stats.store_errors > 0 {
+            format!(", {} NOT STORED", stats.store_errors)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(dir) = &a.report {
+        let index = super::report::write(&store, &filter, dir, &spec).await?;
+        eprintln!("report: {}", index.display());
+    }
+    Ok(if stats.store_errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

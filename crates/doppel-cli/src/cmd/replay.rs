@@ -1,0 +1,102 @@
+//! `doppel replay RUN`: re-runs a stored run with its seed and configuration
+//! and says whether the verdict reproduces.
+
+use super::subjects;
+use anyhow::Context;
+use clap::Args;
+use doppel_core::{RunRecord, Verdict};
+use doppel_differential::campaign::{self, CampaignSpec, Prepared};
+use doppel_lang::c::{BuildCache, BuildRecipe};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Run id.
+    pub run: i64,
+    /// Replay this many times (a flaky divergence reproduces only sometimes).
+    #[arg(long, default_value_t = 1)]
+    pub times: usize,
+}
+
+/// Reconstructs the campaign spec a run was made with.
+pub fn spec_of(r: &RunRecord) -> anyhow::Result<CampaignSpec> {
+    let c = &r.config;
+    Ok(CampaignSpec {
+        name: format!("replay of {}", r.id.unwrap_or_default()),
+        debuggers: serde_json::from_value(c["debuggers"].clone())
+            .context("stored config lacks debuggers")?,
+        debugger: serde_json::from_value(c["debugger"].clone())
+            .context("stored config lacks the debugger settings")?,
+        diff: serde_json::from_value(c["diff"].clone())
+            .context("stored config lacks the diff settings")?,
+        jobs: 1,
+        resume: false,
+        executables: serde_json::from_value(c["executables"].clone()).unwrap_or_default(),
+    })
+}
+
+/// Rebuilds the run's subject from the stored source text.
+pub async fn prepared_of(r: &RunRecord, db: &str) -> anyhow::Result<Prepared> {
+    let text = r.config["source_text"]
+        .as_str()
+        .context("the run stores no source text")?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join(&r.subject.source_name);
+    std::fs::write(&file, text)?;
+    let recipe = BuildRecipe::parse(&r.subject.build).map_err(anyhow::Error::msg)?;
+    let cache = BuildCache::new(subjects::cache_dir(db));
+    subjects::prepare_one(&cache, &file, &r.subject.name, &recipe).await
+}
+
+/// Whether two verdicts are the same for replay purposes: same verdict and,
+/// for divergences, same class and same action index.
+pub fn same_verdict(a: &Verdict, b: &Verdict) -> bool {
+    match (a, b) {
+        (Verdict::Divergence(x), Verdict::Divergence(y)) => {
+            x.class == y.class && x.action_index == y.action_index
+        }
+        _ => a.name() == b.name(),
+    }
+}
+
+pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
+    let store = super::open_store(db).await?;
+    let r = super::load_run(&store, a.run).await?;
+    let spec = spec_of(&r)?;
+    let p = prepared_of(&r, db).await?;
+    let mut dbg = campaign::create_debuggers(&spec)?;
+    let mut reproduced = 0;
+    for i in 0..a.times.max(1) {
+        let again = campaign::run_one(&spec, &p, r.seed, &mut dbg).await;
+        let same = same_verdict(&r.verdict, &again.verdict);
+        reproduced += usize::from(same);
+        let describe = |v: &Verdict| match v {
+            Verdict::Divergence(f) => {
+                format!("divergence after action {}: {}", f.action_index, f.class)
+            }
+            other => other.name().to_string(),
+        };
+        println!(
+            "replay {}: {} ({})",
+            i + 1,
+            if same { "REPRODUCES" } else { "DIFFERS" },
+            describe(&again.verdict)
+        );
+        if !same {
+            println!("  stored:   {}", describe(&r.verdict));
+        }
+    }
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+    println!(
+        "{reproduced}/{} replays reproduce run {}",
+        a.times.max(1),
+        a.run
+    );
+    Ok(if reproduced > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,28 @@
+//! `doppel repro RUN --out DIR`: a stand-alone reproducer for maintainers.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ReproArgs {
+    /// Run id.
+    pub run: i64,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
+    let store = super::open_store(db).await?;
+    let r = super::load_run(&store, a.run).await?;
+    let files = doppel_differential::repro::write(&r, &a.out)?;
+    for f in files {
+        println!("{}", f.display());
+    }
+    println!(
+        "run `sh {}/run.sh` to see the divergence with the plain gdb and lldb CLIs",
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,124 @@
+//! `doppel.toml`: campaign defaults that CLI flags override.
+//!
+//! ```toml
+//! [campaign]
+//! debuggers = ["gdb", "lldb"]
+//! runs_per_program = 5
+//! seed = 0
+//! jobs = 2
+//! compiler = "gcc -O0 -g"
+//! db = "doppel-out/doppel.db"
+//! executables = { lldb = "/usr/bin/lldb-dap-19" }
+//!
+//! [diff]            # DBDB Algorithm 1 knobs (doppel_differential::DiffConfig)
+//! breakpoints_per_line = 0.1
+//! max_breakpoints = 10
+//! removal_probability = 0.2
+//! max_actions = 20
+//! action_timeout_ms = 10000
+//! compare_columns = false
+//! weights = { resume = 1.0, step_in = 1.0, step_over = 1.0, step_out = 1.0 }
+//! normalization = { pointer_format = true }   # every rule, see docs/normalization.md
+//!
+//! [limits]          # for the programs under test
+//! cpu_seconds = 10
+//! memory_mb = 1024
+//! file_size_mb = 16
+//! ```
+
+use anyhow::Context;
+use doppel_differential::DiffConfig;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub campaign: CampaignSettings,
+    pub diff: DiffConfig,
+    pub limits: LimitSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CampaignSettings {
+    pub debuggers: Vec<String>,
+    pub runs_per_program: u64,
+    pub seed: u64,
+    pub jobs: usize,
+    pub compiler: String,
+    pub db: String,
+    /// Keep debugger processes warm across runs.
+    pub warm: bool,
+    /// Run debuggers (and programs) in a fresh network namespace.
+    pub isolate_network: bool,
+    /// Executable per debugger name (`lldb = "/usr/bin/lldb-dap-19"`).
+    pub executables: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for CampaignSettings {
+    fn default() -> Self {
+        Self {
+            debuggers: vec!["gdb".into(), "lldb".into()],
+            runs_per_program: 5,
+            seed: 0,
+            jobs: 2,
+            compiler: "gcc -O0 -g".into(),
+            db: "doppel-out/doppel.db".into(),
+            warm: true,
+            isolate_network: true,
+            executables: Default::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitSettings {
+    pub cpu_seconds: u64,
+    pub memory_mb: u64,
+    pub file_size_mb: u64,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        let d = doppel_core::process::Limits::default();
+        Self {
+            cpu_seconds: d.cpu_seconds,
+            memory_mb: d.memory_bytes >> 20,
+            file_size_mb: d.file_size_bytes >> 20,
+        }
+    }
+}
+
+impl Settings {
+    /// Reads `path` if given, else `./doppel.toml` if it exists, else defaults.
+    ///
+    /// Errors: an unreadable file or invalid TOML (unknown keys are errors).
+    pub fn load(path: Option<&Path>) -> anyhow::Result<Self> {
+        let default = Path::new("doppel.toml");
+        let path = match path {
+            Some(p) => p,
+            None if default.exists() => default,
+            None => return Ok(Self::default()),
+        };
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_files_keep_defaults_and_unknown_keys_are_errors() {
+        let s: Settings =
+            toml::from_str("[diff]\nmax_actions = 7\n[campaign]\njobs = 1\n").unwrap();
+        assert_eq!(s.diff.max_actions, 7);
+        assert_eq!(s.campaign.jobs, 1);
+        assert_eq!(s.campaign.debuggers, ["gdb", "lldb"]);
+        assert!(toml::from_str::<Settings>("[campaign]\njbos = 1\n").is_err());
+    }
+}
