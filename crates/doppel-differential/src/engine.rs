@@ -16,6 +16,7 @@
 //! seed and configuration (up to the debuggers' own non-determinism).
 
 use crate::config::DiffConfig;
+use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
     Action, ClassKey, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output,
@@ -179,7 +180,9 @@ async fn drive(
         rec.action(&action);
         let outs = join_all(dbg.iter_mut().map(|d| d.set_breakpoint(&at))).await;
         rec.outputs(dbg, &outs);
-        if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
+        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
+        {
+            d.policy = oracle::policy(None, None, &outs, &d);
             return finding(rec, action, Some(line), d);
         }
         if rng.random_bool(cfg.removal_probability) {
@@ -234,7 +237,16 @@ async fn drive(
                 Action::Exec { exec } => Some(*exec),
                 _ => None,
             };
-            d.policy = oracle::policy(before.as_ref(), exec, &outs, &d);
+            // Policies are recognised on normalized outputs (e.g. without
+            // LLDB's frames below main).
+            let norm: Vec<Output> = outs
+                .iter()
+                .map(|o| normalize::output(o, &cfg.normalization))
+                .collect();
+            let before = before
+                .as_ref()
+                .map(|s| normalize::state(s, &cfg.normalization));
+            d.policy = oracle::policy(before.as_ref(), exec, &norm, &d);
             return finding(rec, action.clone(), *line, d);
         }
         match &outs[0] {

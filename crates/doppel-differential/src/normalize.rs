@@ -16,7 +16,9 @@ pub struct NormalizationConfig {
     /// Drop call-stack frames below `main` (LLDB shows `__libc_start_call_main`
     /// and `_start` when libc debug info is installed; GDB stops at `main`).
     pub frames_below_main: bool,
-    /// Render pointers without leading zeros (`0x0000555555556004` → `0x555555556004`).
+    /// Render pointers without leading zeros (`0x0000555555556004` → `0x555555556004`)
+    /// and without symbol decorations (`0x...139 <add>`, `0x...139 (prog`add at f.c:6)`,
+    /// `(struct node *) 0x...`).
     pub pointer_format: bool,
     /// Render `char` values as their character literal (GDB `97 'a'`, LLDB `'a'` → `'a'`).
     pub char_format: bool,
@@ -194,7 +196,7 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         text = char_literal(&text);
     }
     if cfg.pointer_format {
-        text = pointer_format(&text);
+        text = pointer_format(&pointer_decoration(&text));
     }
     Value {
         text,
@@ -254,8 +256,12 @@ fn pointer_format(text: &str) -> String {
     out
 }
 
-/// `"ab", '\000' <repeats 14 times>` → `"ab"`; `"ab\000\000"` → `"ab"`.
+/// `"ab", '\000' <repeats 14 times>` → `"ab"`; `"ab\000\000"` → `"ab"`;
+/// `'\000' <repeats 15 times>` (all zero) → `""`.
 fn char_array_padding(text: &str) -> String {
+    if text.starts_with("'\\000' <repeats ") && text.ends_with(" times>") {
+        return "\"\"".into();
+    }
     let mut t = text.to_string();
     if let Some(i) = t.find(", '\\000' <repeats") {
         t.truncate(i);
@@ -266,13 +272,42 @@ fn char_array_padding(text: &str) -> String {
     t
 }
 
-/// `char [6]` → `char[6]`, `int *` → `int*`, collapsed spaces.
+/// `char [6]` → `char[6]`, `int *` → `int*`, `struct point` → `point`
+/// (LLDB's DAP adapter drops the tag keyword), collapsed spaces.
 fn type_spelling(t: &str) -> String {
-    let collapsed = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    collapsed
+    let words: Vec<&str> = t
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "struct" | "union" | "enum"))
+        .collect();
+    words
+        .join(" ")
         .replace(" [", "[")
         .replace(" *", "*")
         .replace("* ", "*")
+}
+
+/// Reduces a pointer with a symbol decoration to the bare address:
+/// GDB `0x555555555139 <add>` and `(struct node *) 0x5555...`, LLDB
+/// `0x555555555139 (prog`add at funcptr.c:6:30)`. A `char *` with its string
+/// (`0x... "text"`) keeps the string.
+fn pointer_decoration(text: &str) -> String {
+    let mut t = text.trim();
+    // GDB's `(type *) 0x...` and `{type} 0x...` prefixes.
+    if let Some(rest) = t.strip_prefix('(').or_else(|| t.strip_prefix('{')) {
+        if let Some((_, v)) = rest.split_once(") 0x").or_else(|| rest.split_once("} 0x")) {
+            t = &t[t.len() - v.len() - 2..];
+        }
+    }
+    if let Some(r) = t.strip_prefix("0x") {
+        let hex_end = r.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(r.len()) + 2;
+        let rest = t[hex_end..].trim();
+        if (rest.starts_with('<') && rest.ends_with('>'))
+            || (rest.starts_with('(') && rest.ends_with(')'))
+        {
+            return t[..hex_end].to_string();
+        }
+    }
+    t.to_string()
 }
 
 /// Whether two locations are the same for the oracle: same file and line,
@@ -387,12 +422,37 @@ mod tests {
     #[test]
     fn types_and_char_arrays_are_spelled_alike() {
         assert_eq!(type_spelling("char [6]"), "char[6]");
-        assert_eq!(type_spelling("struct node *"), "struct node*");
+        assert_eq!(type_spelling("struct node *"), "node*");
         assert_eq!(
             char_array_padding("\"ab\", '\\000' <repeats 14 times>"),
             "\"ab\""
         );
         assert_eq!(char_array_padding("\"ab\\000\\000\""), "\"ab\"");
+        assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
+        assert_eq!(type_spelling("struct point"), "point");
+        assert_eq!(type_spelling("const struct node *"), "const node*");
+    }
+
+    #[test]
+    fn pointer_decorations_are_dropped_but_strings_kept() {
+        assert_eq!(pointer_decoration("0x555555555139 <add>"), "0x555555555139");
+        assert_eq!(
+            pointer_decoration("0x0000555555555139 (prog`add at funcptr.c:6:30)"),
+            "0x0000555555555139"
+        );
+        assert_eq!(
+            pointer_decoration("(struct node *) 0x5555555592a0"),
+            "0x5555555592a0"
+        );
+        assert_eq!(
+            pointer_decoration("{int (int, int)} 0x555555555139 <add>"),
+            "0x555555555139"
+        );
+        assert_eq!(
+            pointer_decoration("0x555555556004 \"probe\""),
+            "0x555555556004 \"probe\""
+        );
+        assert_eq!(pointer_decoration("42"), "42");
     }
 
     #[test]

@@ -116,27 +116,39 @@ fn stack(s: &ProgramState) -> String {
 }
 
 fn variables_detail(names: &[String], norm: &[Output]) -> String {
-    // Name the variables whose rendering differs from the first debugger's.
-    let first = norm[0].paused();
-    let mut parts = Vec::new();
-    for (n, o) in names.iter().zip(norm) {
-        let Some(s) = o.paused() else { continue };
-        let shown: Vec<String> = s
-            .variables
-            .iter()
-            .filter(|v| first.is_none_or(|f| !f.variables.contains(v)) || std::ptr::eq(o, &norm[0]))
-            .map(|v| {
-                format!(
-                    "{}:{}={}",
-                    v.name,
-                    v.type_name.as_deref().unwrap_or("?"),
-                    v.value.text
-                )
-            })
-            .collect();
-        parts.push(format!("{n}: {}", shown.join(" ")));
+    // Only the bindings that are not the same in every debugger, per debugger.
+    let states: Vec<Option<&ProgramState>> = norm.iter().map(Output::paused).collect();
+    let mut differing: Vec<&str> = Vec::new();
+    for s in states.iter().flatten() {
+        for v in &s.variables {
+            let same_everywhere = states.iter().flatten().all(|o| o.variables.contains(v));
+            if !same_everywhere && !differing.contains(&v.name.as_str()) {
+                differing.push(&v.name);
+            }
+        }
     }
-    parts.join("; ")
+    names
+        .iter()
+        .zip(&states)
+        .map(|(n, s)| {
+            let shown: Vec<String> = differing
+                .iter()
+                .map(
+                    |name| match s.and_then(|s| s.variables.iter().find(|v| v.name == *name)) {
+                        Some(v) => format!(
+                            "{}:{}={}",
+                            v.name,
+                            v.type_name.as_deref().unwrap_or("?"),
+                            v.value.text
+                        ),
+                        None => format!("{name} absent"),
+                    },
+                )
+                .collect();
+            format!("{n}: {}", shown.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The divergence type between two normalized outputs, if any.
@@ -197,6 +209,24 @@ pub fn policy(
     outputs: &[Output],
     d: &Difference,
 ) -> Option<String> {
+    let slid = |o: &Output| {
+        matches!(
+            o,
+            Output::BreakpointSet {
+                resolved: Some(_),
+                ..
+            }
+        )
+    };
+    let rejected = |o: &Output| matches!(o, Output::BreakpointSet { resolved: None, .. });
+    // One debugger slides a breakpoint to the next line with code (GDB does
+    // so across function boundaries), another rejects it.
+    if d.kind == DivergenceKind::BreakpointLocation
+        && outputs.iter().any(slid)
+        && outputs.iter().any(rejected)
+    {
+        return Some("slide_vs_reject".into());
+    }
     let before = before?;
     let main_only = before
         .call_stack
@@ -204,6 +234,7 @@ pub fn policy(
         .take_while(|f| f.function != "main")
         .count()
         == 0;
+    let states: Vec<&ProgramState> = outputs.iter().filter_map(Output::paused).collect();
     match (action, d.kind) {
         // GDB refuses `finish` in the outermost frame and stays; LLDB steps out
         // of main into the C library's start-up code.
@@ -214,12 +245,24 @@ pub fn policy(
             Some(ExecAction::StepIn | ExecAction::StepOver),
             DivergenceKind::Termination | DivergenceKind::PauseLocation | DivergenceKind::CallStack,
         ) if main_only
-            && outputs.iter().any(|o| {
-                o.paused()
-                    .is_some_and(|s| !s.call_stack.iter().any(|f| f.function == "main"))
-            }) =>
+            && states
+                .iter()
+                .any(|s| !s.call_stack.iter().any(|f| f.function == "main")) =>
         {
             Some("step_past_end_of_main".into())
+        }
+        // Stepping off the end of a callee: one debugger stops back on the
+        // call line (mid-statement), another goes on to the next line.
+        (Some(ExecAction::StepIn | ExecAction::StepOver), DivergenceKind::PauseLocation) => {
+            let caller = before.call_stack.get(1)?;
+            let call_line = caller.location.as_ref()?.line;
+            let returned = states.len() == outputs.len()
+                && states.iter().all(|s| {
+                    s.call_stack.len() + 1 == before.call_stack.len()
+                        && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
+                });
+            (returned && states.iter().any(|s| s.location.line == call_line))
+                .then(|| "return_lands_mid_line".into())
         }
         _ => None,
     }
@@ -362,6 +405,71 @@ mod tests {
         let inner = paused(3, &["f", "main"], &[]);
         assert_eq!(
             policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d),
+            None
+        );
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+    use doppel_core::{Frame, Location, PauseReason};
+
+    fn at(line: u32, stack: &[(&str, u32)]) -> Output {
+        Output::Paused(ProgramState {
+            location: Location::line("p.c", line),
+            reason: PauseReason::Step,
+            call_stack: stack
+                .iter()
+                .map(|(f, l)| Frame {
+                    function: f.to_string(),
+                    location: Some(Location::line("p.c", *l)),
+                })
+                .collect(),
+            variables: vec![],
+            signal: None,
+        })
+    }
+
+    #[test]
+    fn slide_versus_reject_is_a_policy_but_two_different_slides_are_not() {
+        let names = vec!["gdb".to_string(), "lldb".to_string()];
+        let cfg = NormalizationConfig::default();
+        let bp = |r: Option<u32>| Output::BreakpointSet {
+            requested: Location::line("p.c", 2),
+            resolved: r.map(|l| Location::line("p.c", l)),
+            message: None,
+        };
+        let outs = [bp(Some(7)), bp(None)];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(None, None, &outs, &d).as_deref(),
+            Some("slide_vs_reject")
+        );
+        let outs = [bp(Some(7)), bp(Some(8))];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(policy(None, None, &outs, &d), None);
+    }
+
+    #[test]
+    fn returning_to_the_call_line_versus_the_next_line_is_a_policy() {
+        let names = vec!["gdb".to_string(), "lldb".to_string()];
+        let cfg = NormalizationConfig::default();
+        let before = at(21, &[("series", 21), ("main", 25)]);
+        let outs = [at(26, &[("main", 26)]), at(25, &[("main", 25)])];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d).as_deref(),
+            Some("return_lands_mid_line")
+        );
+        // Both stay in the callee at different lines: not this policy.
+        let outs = [
+            at(22, &[("series", 22), ("main", 25)]),
+            at(23, &[("series", 23), ("main", 25)]),
+        ];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d),
             None
         );
     }
