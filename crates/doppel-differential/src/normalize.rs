@@ -33,6 +33,8 @@ pub struct NormalizationConfig {
     pub aggregate_members: bool,
     /// Spell types the same way (`char [6]` → `char[6]`, `int *` → `int*`).
     pub type_spelling: bool,
+    /// Spell floating-point exponents the same way (`1E-5` → `1e-5`).
+    pub number_format: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
 }
@@ -48,6 +50,7 @@ impl Default for NormalizationConfig {
             aggregate_members: true,
             type_spelling: true,
             char_array_padding: true,
+            number_format: true,
         }
     }
 }
@@ -64,6 +67,7 @@ impl NormalizationConfig {
             aggregate_members: false,
             type_spelling: false,
             char_array_padding: false,
+            number_format: false,
         }
     }
 
@@ -78,6 +82,7 @@ impl NormalizationConfig {
             ("aggregate_members", self.aggregate_members),
             ("type_spelling", self.type_spelling),
             ("char_array_padding", self.char_array_padding),
+            ("number_format", self.number_format),
         ]
     }
 
@@ -94,6 +99,7 @@ impl NormalizationConfig {
                 "aggregate_members" => &mut self.aggregate_members,
                 "type_spelling" => &mut self.type_spelling,
                 "char_array_padding" => &mut self.char_array_padding,
+                "number_format" => &mut self.number_format,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -189,6 +195,14 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
     let mut text = v.text.trim().to_string();
+    if cfg.aggregate_members && is_unexpanded_aggregate(&text) {
+        // Below the expansion depth: GDB prints the members inline, LLDB a
+        // summary (`flags @ 0x7ffe...`). Neither is compared.
+        return Value::scalar("{...}");
+    }
+    if cfg.number_format {
+        text = number_format(&text);
+    }
     if cfg.char_array_padding {
         text = char_array_padding(&text);
     }
@@ -254,6 +268,27 @@ fn pointer_format(text: &str) -> String {
     }
     out.push_str(&text[last..]);
     out
+}
+
+/// An aggregate's rendering without members: GDB's `{a = 1, ...}` or
+/// `{1, 2}`, LLDB's `TYPE @ 0xADDRESS`.
+fn is_unexpanded_aggregate(text: &str) -> bool {
+    (text.starts_with('{') && text.ends_with('}'))
+        || text.rsplit_once(" @ 0x").is_some_and(|(ty, addr)| {
+            !ty.is_empty() && !ty.contains('"') && addr.chars().all(|c| c.is_ascii_hexdigit())
+        })
+}
+
+/// Floating-point exponents in lower case (LLDB `6.95E-310`, GDB `6.95e-310`).
+fn number_format(text: &str) -> String {
+    let looks_numeric = text
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
+    if looks_numeric && text.contains('E') {
+        text.replace('E', "e")
+    } else {
+        text.to_string()
+    }
 }
 
 /// `"ab", '\000' <repeats 14 times>` → `"ab"`; `"ab\000\000"` → `"ab"`;
@@ -431,6 +466,36 @@ mod tests {
         assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
         assert_eq!(type_spelling("struct point"), "point");
         assert_eq!(type_spelling("const struct node *"), "const node*");
+    }
+
+    #[test]
+    fn unexpanded_aggregates_and_exponents_compare_alike() {
+        let cfg = NormalizationConfig::default();
+        let g = value(
+            &Value::scalar("{ready = 0, mode = 0}"),
+            Some("struct flags"),
+            &cfg,
+        );
+        let l = value(
+            &Value::scalar("flags @ 0x7fffffffe608"),
+            Some("flags"),
+            &cfg,
+        );
+        assert_eq!(g, l);
+        assert_ne!(
+            value(&Value::scalar("0x7fffffffe608 \"a @ 0x1\""), None, &cfg).text,
+            "{...}"
+        );
+        assert_eq!(
+            value(
+                &Value::scalar("6.9533491761278071E-310"),
+                Some("double"),
+                &cfg
+            )
+            .text,
+            "6.9533491761278071e-310"
+        );
+        assert_eq!(number_format("ERROR"), "ERROR");
     }
 
     #[test]

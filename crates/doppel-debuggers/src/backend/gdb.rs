@@ -153,9 +153,8 @@ impl Gdb {
 
     async fn spawn(&mut self) -> Result<(), Fail> {
         let mut cmd = process::piped(&self.exe.to_string_lossy());
-        cmd.args(["--interpreter=mi3", "-nx", "-q"])
-            .env("DEBUGINFOD_URLS", "")
-            .env("TERM", "dumb");
+        cmd.args(["--interpreter=mi3", "-nx", "-q"]);
+        super::fixed_environment(&mut cmd);
         let mut guard = process::spawn(cmd, self.cfg.sandbox)
             .map_err(|e| Fail::Crash(format!("cannot start {}: {e}", self.exe.display())))?;
         let child = guard.child_mut();
@@ -213,6 +212,9 @@ impl Gdb {
             // Caches the DWARF index of libc's separate debug info across runs
             // and processes: run-to-breakpoint drops from ~370 to ~170 ms.
             "-gdb-set index-cache enabled on",
+            // GDB adds LINES and COLUMNS to the inferior's environment; LLDB does not.
+            "-interpreter-exec console \"unset environment LINES\"",
+            "-interpreter-exec console \"unset environment COLUMNS\"",
         ] {
             self.command(c).await?;
         }
@@ -516,32 +518,54 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// to `depth` levels. Empty for scalars, strings, `<repeats ...>` and anything
 /// it does not understand.
 pub fn gdb_value_children(text: &str, depth: u32) -> Vec<Variable> {
-    if depth == 0 || !(text.starts_with('{') && text.ends_with('}')) || text.contains("<repeats") {
+    if depth == 0 || !(text.starts_with('{') && text.ends_with('}')) {
         return Vec::new();
     }
     let inner = &text[1..text.len() - 1];
     let Some(parts) = split_top_level(inner) else {
         return Vec::new();
     };
-    parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (name, value) = match top_level_assign(p) {
-                Some(k) => (p[..k].trim().to_string(), p[k + 3..].trim().to_string()),
-                None => (format!("[{i}]"), p.trim().to_string()),
-            };
-            Variable {
-                name,
-                type_name: None,
-                value: Value {
-                    children: gdb_value_children(&value, depth - 1),
-                    text: value,
-                },
-                kind: VariableKind::Local,
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for p in &parts {
+        if let Some(k) = top_level_assign(p) {
+            out.push(member(p[..k].trim().to_string(), p[k + 3..].trim(), depth));
+            continue;
+        }
+        // Array elements; `0 <repeats 16 times>` stands for 16 elements.
+        let (value, times) = match p
+            .trim()
+            .strip_suffix(" times>")
+            .and_then(|r| r.rsplit_once(" <repeats "))
+        {
+            Some((v, n)) => match n.parse::<usize>() {
+                Ok(n) => (v.trim(), n),
+                Err(_) => return Vec::new(),
+            },
+            None => (p.trim(), 1),
+        };
+        for _ in 0..times.min(MAX_ELEMENTS) {
+            out.push(member(format!("[{}]", out.len()), value, depth));
+        }
+        if out.len() >= MAX_ELEMENTS {
+            break;
+        }
+    }
+    out
+}
+
+/// Elements of an array read per level (LLDB's backend reads as many).
+const MAX_ELEMENTS: usize = 64;
+
+fn member(name: String, value: &str, depth: u32) -> Variable {
+    Variable {
+        name,
+        type_name: None,
+        value: Value {
+            children: gdb_value_children(value, depth - 1),
+            text: value.to_string(),
+        },
+        kind: VariableKind::Local,
+    }
 }
 
 /// Splits on `, ` outside braces, brackets, parentheses and quotes.
@@ -629,6 +653,7 @@ impl Debugger for Gdb {
                 format!("{} has no binary", subject.name),
             );
         };
+        let dir = bin.parent().unwrap_or(Path::new("/")).to_path_buf();
         let out = self.output_file();
         let _ = std::fs::remove_file(&out);
         let cmds = [
@@ -637,6 +662,16 @@ impl Debugger for Gdb {
                 mi_quote(&bin.to_string_lossy())
             ),
             "-break-delete".to_string(),
+            // The program runs in its binary's directory with PWD set to it,
+            // as under LLDB (the shell would otherwise add its own PWD).
+            format!(
+                "-interpreter-exec console {}",
+                mi_quote(&format!("set cwd {}", dir.display()))
+            ),
+            format!(
+                "-interpreter-exec console {}",
+                mi_quote(&format!("set environment PWD={}", dir.display()))
+            ),
             format!(
                 "-exec-arguments < /dev/null > {} 2>&1",
                 shell_quote(&out.to_string_lossy())
@@ -810,7 +845,18 @@ mod tests {
             arr.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
             ["[0]", "[1]", "[2]"]
         );
-        assert!(gdb_value_children("{0 <repeats 16 times>}", 2).is_empty());
+        let zeros = gdb_value_children("{0 <repeats 16 times>}", 2);
+        assert_eq!(zeros.len(), 16);
+        assert_eq!(
+            (zeros[15].name.as_str(), zeros[15].value.text.as_str()),
+            ("[15]", "0")
+        );
+        let mixed = gdb_value_children("{1, 0 <repeats 3 times>, 5}", 1);
+        assert_eq!(
+            mixed.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+            ["[0]", "[1]", "[2]", "[3]", "[4]"]
+        );
+        assert_eq!(mixed[4].value.text, "5");
         assert!(gdb_value_children("42", 2).is_empty());
         assert!(gdb_value_children("{x = 1", 2).is_empty());
         // Depth 1: members, but no grandchildren.

@@ -154,7 +154,7 @@ struct Session {
 
 async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
     let mut cmd = process::piped(&exe.to_string_lossy());
-    cmd.env("LLDB_DISABLE_DEBUGINFOD", "1");
+    super::fixed_environment(&mut cmd);
     let mut guard = process::spawn(cmd, cfg.sandbox)
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let child = guard.child_mut();
@@ -307,7 +307,7 @@ impl Lldb {
         // The on-disk DWARF index cache spares each fresh adapter re-indexing
         // libc's debug info (~630 → ~470 ms to a breakpoint).
         let launch = json!({
-            "program": bin, "args": [], "cwd": cwd, "stopOnEntry": false,
+            "program": bin, "args": [], "cwd": cwd, "stopOnEntry": false, "env": [format!("PWD={cwd}")],
             "initCommands": ["settings set symbols.enable-lldb-index-cache true"],
         });
         let seq = dap.send("launch", Some(launch)).await;
