@@ -51,17 +51,11 @@ enum Command {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -70,10 +64,7 @@ fn main() -> ExitCode {
     };
     let result = rt.block_on(async move {
         let settings = settings::Settings::load(cli.config.as_deref())?;
-        let db = cli
-            .db
-            .clone()
-            .unwrap_or_else(|| settings.campaign.db.clone());
+        let db = cli.db.clone().unwrap_or_else(|| settings.campaign.db.clone());
         match cli.command {
             Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,

@@ -102,8 +102,7 @@ impl Settings {
             None if default.exists() => default,
             None => return Ok(Self::default()),
         };
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 }
@@ -114,8 +113,7 @@ mod tests {
 
     #[test]
     fn partial_files_keep_defaults_and_unknown_keys_are_errors() {
-        let s: Settings =
-            toml::from_str("[diff]\nmax_actions = 7\n[campaign]\njobs = 1\n").unwrap();
+        let s: Settings = toml::from_str("[diff]\nmax_actions = 7\n[campaign]\njobs = 1\n").unwrap();
         assert_eq!(s.diff.max_actions, 7);
         assert_eq!(s.campaign.jobs, 1);
         assert_eq!(s.campaign.debuggers, ["gdb", "lldb"]);

@@ -485,10 +485,7 @@ impl ClassKey {
         let divergence = DivergenceKind::parse(parts.next()?)?;
         let last_action = ActionKind::parse(parts.next()?)?;
         let ast_node = parts.next()?.to_string();
-        let policy = parts
-            .next()
-            .and_then(|p| p.strip_prefix("policy:"))
-            .map(str::to_string);
+        let policy = parts.next().and_then(|p| p.strip_prefix("policy:")).map(str::to_string);
         Some(Self {
             divergence,
             last_action,

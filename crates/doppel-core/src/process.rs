@@ -57,8 +57,7 @@ impl Limits {
                 rlim_max: value,
             };
             // SAFETY: plain syscall with a valid pointer to a local rlimit.
-            let rc =
-                unsafe { libc::prlimit(pid as libc::pid_t, resource, &lim, std::ptr::null_mut()) };
+            let rc = unsafe { libc::prlimit(pid as libc::pid_t, resource, &lim, std::ptr::null_mut()) };
             if rc == 0 {
                 Ok(())
             } else {
@@ -82,9 +81,7 @@ pub struct Sandbox {
 
 impl Default for Sandbox {
     fn default() -> Self {
-        Self {
-            isolate_network: true,
-        }
+        Self { isolate_network: true }
     }
 }
 
@@ -129,9 +126,7 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
 /// A command with all three standard streams piped.
 pub fn piped(program: &str) -> Command {
     let mut cmd = Command::new(program);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd
 }
 
@@ -267,11 +262,7 @@ pub fn descendants(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
                 continue;
             };
             if let Some(st) = proc_stat(pid) {
@@ -308,9 +299,7 @@ pub struct Completed {
 /// Errors: only the spawn error; a timeout is `Completed { timed_out: true }`.
 pub async fn run(mut cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::Result<Completed> {
     use tokio::io::AsyncReadExt;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut guard = spawn(cmd, sandbox)?;
     let mut out = guard.child_mut().stdout.take();
     let mut err = guard.child_mut().stderr.take();
@@ -364,13 +353,7 @@ mod tests {
         // (setsid), as a debugger does with its inferior.
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg("setsid sleep 60 & sleep 60 & wait");
-        let mut guard = spawn(
-            cmd,
-            Sandbox {
-                isolate_network: false,
-            },
-        )
-        .unwrap();
+        let mut guard = spawn(cmd, Sandbox { isolate_network: false }).unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
         let tree = descendants(guard.pid());
         assert!(tree.len() >= 2, "expected two sleeps, found {tree:?}");
@@ -386,9 +369,7 @@ mod tests {
     async fn run_reports_a_timeout_and_leaves_no_orphan() {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg("sleep 30 & echo started; wait");
-        let done = run(cmd, Duration::from_millis(300), Sandbox::default())
-            .await
-            .unwrap();
+        let done = run(cmd, Duration::from_millis(300), Sandbox::default()).await.unwrap();
         assert!(done.timed_out);
         assert_eq!(done.code, None);
     }
@@ -397,9 +378,7 @@ mod tests {
     async fn run_captures_output_and_exit_code() {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg("echo out; echo err >&2; exit 3");
-        let done = run(cmd, Duration::from_secs(5), Sandbox::default())
-            .await
-            .unwrap();
+        let done = run(cmd, Duration::from_secs(5), Sandbox::default()).await.unwrap();
         assert_eq!(done.code, Some(3));
         assert_eq!(done.stdout, "out\n");
         assert_eq!(done.stderr, "err\n");
@@ -412,29 +391,16 @@ mod tests {
         }
         let mut cmd = Command::new("sh");
         // /proc/self/net/dev lists the interfaces of the reader's namespace.
-        cmd.arg("-c")
-            .arg("tail -n +3 /proc/self/net/dev | cut -d: -f1");
-        let done = run(
-            cmd,
-            Duration::from_secs(5),
-            Sandbox {
-                isolate_network: true,
-            },
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            done.stdout.split_whitespace().collect::<Vec<_>>(),
-            vec!["lo"]
-        );
+        cmd.arg("-c").arg("tail -n +3 /proc/self/net/dev | cut -d: -f1");
+        let done = run(cmd, Duration::from_secs(5), Sandbox { isolate_network: true })
+            .await
+            .unwrap();
+        assert_eq!(done.stdout.split_whitespace().collect::<Vec<_>>(), vec!["lo"]);
     }
 
     #[test]
     fn limits_apply_to_a_live_process_and_fail_for_a_dead_one() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("5")
-            .spawn()
-            .unwrap();
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
         let lim = Limits {
             cpu_seconds: 3,
             memory_bytes: 1 << 28,

@@ -110,11 +110,7 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
                 id: r.id.map(|i| i.to_string()).unwrap_or_default(),
                 subject: r.subject.name.clone(),
                 seed: r.seed,
-                detail: r
-                    .verdict
-                    .finding()
-                    .map(|f| f.detail.clone())
-                    .unwrap_or_default(),
+                detail: r.verdict.finding().map(|f| f.detail.clone()).unwrap_or_default(),
                 debuggers: r
                     .debuggers
                     .iter()

@@ -88,12 +88,8 @@ impl Store {
         let url = if postgres || url.starts_with("sqlite:") {
             url.to_string()
         } else {
-            if let Some(parent) = Path::new(url)
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-            {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("creating {}", parent.display()))?;
+            if let Some(parent) = Path::new(url).parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
             }
             format!("sqlite:{url}?mode=rwc")
         };
@@ -104,12 +100,8 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if !postgres {
-                        sqlx::query("PRAGMA busy_timeout = 30000")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA journal_mode = WAL")
-                            .execute(&mut *conn)
-                            .await?;
+                        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
                     }
                     Ok(())
                 })
@@ -128,11 +120,7 @@ impl Store {
         } else {
             "INTEGER PRIMARY KEY AUTOINCREMENT"
         };
-        let real = if self.postgres {
-            "DOUBLE PRECISION"
-        } else {
-            "REAL"
-        };
+        let real = if self.postgres { "DOUBLE PRECISION" } else { "REAL" };
         let ddl = [
             "CREATE TABLE IF NOT EXISTS doppel_schema (version BIGINT NOT NULL)".to_string(),
             format!(
@@ -163,9 +151,9 @@ impl Store {
                     .execute(&self.pool)
                     .await?;
             }
-            Some(v) if v > SCHEMA_VERSION => anyhow::bail!(
-                "the store has schema version {v}; this doppel knows {SCHEMA_VERSION}"
-            ),
+            Some(v) if v > SCHEMA_VERSION => {
+                anyhow::bail!("the store has schema version {v}; this doppel knows {SCHEMA_VERSION}")
+            }
             Some(_) => {}
         }
         Ok(())
@@ -240,8 +228,7 @@ impl Store {
             return Ok(None);
         };
         let json: String = row.try_get(0)?;
-        let mut rec: RunRecord =
-            serde_json::from_str(&json).with_context(|| format!("run {id} does not parse"))?;
+        let mut rec: RunRecord = serde_json::from_str(&json).with_context(|| format!("run {id} does not parse"))?;
         rec.id = Some(id);
         Ok(Some(rec))
     }
@@ -250,10 +237,7 @@ impl Store {
     fn filter_sql(filter: &RunFilter, first: usize) -> (String, Vec<String>) {
         let mut conds = Vec::new();
         let mut binds = Vec::new();
-        for (col, val) in [
-            ("technique", &filter.technique),
-            ("campaign", &filter.campaign),
-        ] {
+        for (col, val) in [("technique", &filter.technique), ("campaign", &filter.campaign)] {
             if let Some(v) = val {
                 conds.push(format!("{col} = ${}", first + binds.len()));
                 binds.push(v.clone());
@@ -278,8 +262,7 @@ impl Store {
             .map(|r| {
                 let key: String = r.try_get(0)?;
                 Ok(ClassSummary {
-                    key: ClassKey::parse(&key)
-                        .with_context(|| format!("bad class key in the store: {key}"))?,
+                    key: ClassKey::parse(&key).with_context(|| format!("bad class key in the store: {key}"))?,
                     size: r.try_get::<i64, _>(1)? as u64,
                     first_run: r.try_get(2)?,
                 })
@@ -300,11 +283,7 @@ impl Store {
     }
 
     /// Up to `limit` runs of a class, oldest first.
-    pub async fn runs_in_class(
-        &self,
-        key: &ClassKey,
-        limit: usize,
-    ) -> anyhow::Result<Vec<RunSummary>> {
+    pub async fn runs_in_class(&self, key: &ClassKey, limit: usize) -> anyhow::Result<Vec<RunSummary>> {
         let rows = sqlx::query(
             "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1 ORDER BY id LIMIT $2",
         )
@@ -317,11 +296,7 @@ impl Store {
 
     /// DBDB section 3.4's sampling: classes largest first, one run per class
     /// per round, `per_class` rounds. Deterministic (by id).
-    pub async fn sample_round_robin(
-        &self,
-        filter: &RunFilter,
-        per_class: usize,
-    ) -> anyhow::Result<Vec<RunSummary>> {
+    pub async fn sample_round_robin(&self, filter: &RunFilter, per_class: usize) -> anyhow::Result<Vec<RunSummary>> {
         let classes = self.classes(filter).await?;
         let mut per: Vec<Vec<RunSummary>> = Vec::new();
         for c in &classes {

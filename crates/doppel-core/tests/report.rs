@@ -9,11 +9,7 @@ use doppel_core::{ActionKind, DivergenceKind};
 use support::*;
 
 fn input() -> ReportInput {
-    let k = class(
-        DivergenceKind::PauseLocation,
-        ActionKind::StepOver,
-        "for_statement",
-    );
+    let k = class(DivergenceKind::PauseLocation, ActionKind::StepOver, "for_statement");
     let mut sample = run("k1", "loops.c", 7, Some(k.clone()));
     sample.id = Some(41);
     ReportInput {
@@ -43,19 +39,12 @@ fn rows_pair_actions_with_outputs_and_mark_the_divergence() {
         "k",
         "p.c",
         1,
-        Some(class(
-            DivergenceKind::PauseLocation,
-            ActionKind::StepOver,
-            "x",
-        )),
+        Some(class(DivergenceKind::PauseLocation, ActionKind::StepOver, "x")),
     );
     let rows = side_by_side_rows(&r);
     assert_eq!(rows.len(), 4);
     assert_eq!(
-        rows.iter()
-            .filter(|r| r.divergent)
-            .map(|r| r.index)
-            .collect::<Vec<_>>(),
+        rows.iter().filter(|r| r.divergent).map(|r| r.index).collect::<Vec<_>>(),
         [3]
     );
     assert_eq!(rows[0].outputs[0], "breakpoint @ p.c:5 (requested 4)");
@@ -76,19 +65,14 @@ fn report_lists_classes_escapes_values_and_highlights_the_divergent_row() {
     let dir = tempfile::tempdir().unwrap();
     let index = write_html(dir.path(), &input()).unwrap();
     let html = std::fs::read_to_string(&index).unwrap();
-    assert!(
-        html.contains("pause_location|step_over|for_statement") || html.contains("for_statement")
-    );
+    assert!(html.contains("pause_location|step_over|for_statement") || html.contains("for_statement"));
     assert!(
         html.contains(r#"<a href="class-1.html">1</a></td><td class="num">5</td>"#),
         "{html}"
     );
     assert!(html.contains("gdb 1.0") && html.contains("max actions"));
     let page = std::fs::read_to_string(dir.path().join("class-1.html")).unwrap();
-    assert!(
-        !page.contains("<script>alert(1)</script>"),
-        "values must be escaped"
-    );
+    assert!(!page.contains("<script>alert(1)</script>"), "values must be escaped");
     assert!(page.contains("&lt;script&gt;"));
     assert_eq!(page.matches(r#"class="divergent""#).count(), 1);
     assert!(page.contains("doppel replay 41"));
@@ -132,11 +116,7 @@ fn a_real_browser_renders_the_report() {
             String::from_utf8_lossy(&out.stderr)
         );
         if let Ok(keep) = std::env::var("DOPPEL_KEEP_SCREENSHOTS") {
-            std::fs::copy(
-                &png,
-                std::path::Path::new(&keep).join(format!("{page}.png")),
-            )
-            .unwrap();
+            std::fs::copy(&png, std::path::Path::new(&keep).join(format!("{page}.png"))).unwrap();
         }
     }
 }

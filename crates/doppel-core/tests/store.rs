@@ -9,17 +9,9 @@ use std::time::{Duration, Instant};
 use support::*;
 
 async fn exercise(store: &Store) {
-    let a = class(
-        DivergenceKind::PauseLocation,
-        ActionKind::StepOver,
-        "for_statement",
-    );
+    let a = class(DivergenceKind::PauseLocation, ActionKind::StepOver, "for_statement");
     let b = class(DivergenceKind::Variables, ActionKind::StepIn, "declaration");
-    let c = class(
-        DivergenceKind::CallStack,
-        ActionKind::StepOut,
-        "return_statement",
-    );
+    let c = class(DivergenceKind::CallStack, ActionKind::StepOut, "return_statement");
     let mut ids = Vec::new();
     for (i, k) in [&a, &a, &a, &b, &b, &c].iter().enumerate() {
         ids.push(
@@ -29,10 +21,7 @@ async fn exercise(store: &Store) {
                 .unwrap(),
         );
     }
-    store
-        .insert_run(&run("agree", "q.c", 99, None))
-        .await
-        .unwrap();
+    store.insert_run(&run("agree", "q.c", 99, None)).await.unwrap();
 
     // Round trip: the whole record, with its id.
     let back = store.run(ids[0]).await.unwrap().unwrap();
@@ -42,10 +31,7 @@ async fn exercise(store: &Store) {
     assert!(store.run(999_999).await.unwrap().is_none());
 
     // Same key again: replaced, same id.
-    let again = store
-        .insert_run(&run("k0", "p.c", 0, Some(b.clone())))
-        .await
-        .unwrap();
+    let again = store.insert_run(&run("k0", "p.c", 0, Some(b.clone()))).await.unwrap();
     assert_eq!(again, ids[0]);
     assert_eq!(
         store
@@ -59,10 +45,7 @@ async fn exercise(store: &Store) {
             .class,
         b
     );
-    store
-        .insert_run(&run("k0", "p.c", 0, Some(a.clone())))
-        .await
-        .unwrap();
+    store.insert_run(&run("k0", "p.c", 0, Some(a.clone()))).await.unwrap();
 
     let keys = store.finished_keys("differential").await.unwrap();
     assert_eq!(keys.len(), 7);
@@ -70,26 +53,13 @@ async fn exercise(store: &Store) {
     assert!(store.finished_keys("metamorphic").await.unwrap().is_empty());
 
     let classes = store.classes(&RunFilter::default()).await.unwrap();
-    let sizes: Vec<(String, u64)> = classes
-        .iter()
-        .map(|c| (c.key.to_string(), c.size))
-        .collect();
-    assert_eq!(
-        sizes,
-        vec![(a.to_string(), 3), (b.to_string(), 2), (c.to_string(), 1)]
-    );
+    let sizes: Vec<(String, u64)> = classes.iter().map(|c| (c.key.to_string(), c.size)).collect();
+    assert_eq!(sizes, vec![(a.to_string(), 3), (b.to_string(), 2), (c.to_string(), 1)]);
     assert_eq!(classes[0].first_run, ids[0]);
 
-    let sample = store
-        .sample_round_robin(&RunFilter::default(), 2)
-        .await
-        .unwrap();
+    let sample = store.sample_round_robin(&RunFilter::default(), 2).await.unwrap();
     let order: Vec<i64> = sample.iter().map(|r| r.id).collect();
-    assert_eq!(
-        order,
-        vec![ids[0], ids[3], ids[5], ids[1], ids[4]],
-        "A1 B1 C1 A2 B2"
-    );
+    assert_eq!(order, vec![ids[0], ids[3], ids[5], ids[1], ids[4]], "A1 B1 C1 A2 B2");
 
     let s = store
         .summary(&RunFilter {
@@ -137,9 +107,7 @@ async fn sqlite_takes_concurrent_writers() {
             let s = store.clone();
             tokio::spawn(async move {
                 for j in 0..5 {
-                    s.insert_run(&run(&format!("w{i}-{j}"), "p.c", j, None))
-                        .await
-                        .unwrap();
+                    s.insert_run(&run(&format!("w{i}-{j}"), "p.c", j, None)).await.unwrap();
                 }
             })
         })
@@ -187,11 +155,7 @@ fn start_postgres() -> Postgres {
                 .success()
         );
     };
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     own(&data);
     let as_pg = |args: &[&str]| {
         let mut c = Command::new("runuser");
@@ -232,11 +196,7 @@ fn start_postgres() -> Postgres {
     .stderr(std::process::Stdio::null())
     .spawn()
     .unwrap();
-    let pg = Postgres {
-        child,
-        _dir: dir,
-        port,
-    };
+    let pg = Postgres { child, _dir: dir, port };
     let t = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(

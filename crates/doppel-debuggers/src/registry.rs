@@ -31,11 +31,7 @@ pub fn create(name: &str, config: &DebuggerConfig) -> Result<Box<dyn Debugger>, 
         Some(e) => (e.create)(config),
         None => Err(BackendError::Unknown(
             name.to_string(),
-            entries
-                .iter()
-                .map(|e| e.name)
-                .collect::<Vec<_>>()
-                .join(", "),
+            entries.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
         )),
     }
 }

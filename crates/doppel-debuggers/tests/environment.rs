@@ -43,10 +43,6 @@ async fn gdb_and_lldb_give_the_program_the_same_environment_and_stack() {
         l.sort();
         l
     };
-    assert_eq!(
-        outputs[0].lines().next(),
-        outputs[1].lines().next(),
-        "stack addresses"
-    );
+    assert_eq!(outputs[0].lines().next(), outputs[1].lines().next(), "stack addresses");
     assert_eq!(sorted(&outputs[0]), sorted(&outputs[1]));
 }

@@ -16,8 +16,7 @@ fn cfg() -> DebuggerConfig {
 }
 
 fn paused(o: &Output) -> &doppel_core::ProgramState {
-    o.paused()
-        .unwrap_or_else(|| panic!("expected a pause, got {o:?}"))
+    o.paused().unwrap_or_else(|| panic!("expected a pause, got {o:?}"))
 }
 
 #[tokio::test]
@@ -28,13 +27,9 @@ async fn a_full_session_slides_steps_and_finishes() {
     assert!(g.info().version.contains("gdb"), "{:?}", g.info());
     assert!(matches!(g.load(&s).await, Output::Finished { .. }));
 
-    let bp = g
-        .set_breakpoint(&Location::line("prog.c", COMMENT_LINE))
-        .await;
+    let bp = g.set_breakpoint(&Location::line("prog.c", COMMENT_LINE)).await;
     match &bp {
-        Output::BreakpointSet {
-            resolved: Some(r), ..
-        } => assert_eq!((r.file.as_str(), r.line), ("prog.c", CALL_LINE)),
+        Output::BreakpointSet { resolved: Some(r), .. } => assert_eq!((r.file.as_str(), r.line), ("prog.c", CALL_LINE)),
         other => panic!("{other:?}"),
     }
     let far = g.set_breakpoint(&Location::line("prog.c", 500)).await;
@@ -59,17 +54,10 @@ async fn a_full_session_slides_steps_and_finishes() {
     assert_eq!(st.location.line, CALL_LINE);
     assert_eq!(st.reason, PauseReason::Breakpoint);
     assert_eq!(
-        st.call_stack
-            .iter()
-            .map(|f| f.function.as_str())
-            .collect::<Vec<_>>(),
+        st.call_stack.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(),
         ["main"]
     );
-    let p = st
-        .variables
-        .iter()
-        .find(|v| v.name == "p")
-        .expect("struct local p");
+    let p = st.variables.iter().find(|v| v.name == "p").expect("struct local p");
     assert_eq!(p.type_name.as_deref(), Some("struct point"));
     assert_eq!(
         p.value
@@ -79,20 +67,13 @@ async fn a_full_session_slides_steps_and_finishes() {
             .collect::<Vec<_>>(),
         [("x", "1"), ("y", "2")]
     );
-    assert!(
-        st.variables
-            .iter()
-            .any(|v| v.name == "c" && v.value.text == "97 'a'")
-    );
+    assert!(st.variables.iter().any(|v| v.name == "c" && v.value.text == "97 'a'"));
 
     let inn = g.exec(ExecAction::StepIn).await;
     let st = paused(&inn);
     assert_eq!(st.location.line, SQUARE_BODY);
     assert_eq!(
-        st.call_stack
-            .iter()
-            .map(|f| f.function.as_str())
-            .collect::<Vec<_>>(),
+        st.call_stack.iter().map(|f| f.function.as_str()).collect::<Vec<_>>(),
         ["square", "main"]
     );
     let x = st.variables.iter().find(|v| v.name == "x").unwrap();
@@ -105,8 +86,7 @@ async fn a_full_session_slides_steps_and_finishes() {
     assert_eq!(paused(&over).call_stack[0].function, "main");
 
     assert!(matches!(
-        g.remove_breakpoint(&Location::line("prog.c", COMMENT_LINE))
-            .await,
+        g.remove_breakpoint(&Location::line("prog.c", COMMENT_LINE)).await,
         Output::BreakpointRemoved { ok: true, .. }
     ));
     // finish in main: GDB refuses and the program stays where it is.
@@ -123,10 +103,7 @@ async fn a_full_session_slides_steps_and_finishes() {
     );
     assert_eq!(g.program_output(), "probe 5 1 a\n");
     let t = g.take_transcript();
-    assert!(
-        t.iter()
-            .any(|m| m.dir == "->" && m.text.contains("-exec-run"))
-    );
+    assert!(t.iter().any(|m| m.dir == "->" && m.text.contains("-exec-run")));
     assert!(t.iter().any(|m| m.dir == "<-" && m.text.contains("exited")));
     g.reset().await;
     g.shutdown().await;
@@ -139,18 +116,13 @@ async fn warm_reuse_runs_two_programs_independently() {
     let b = compile(dir.path(), "segv.c", SEGV);
     let mut g = Gdb::new(&cfg()).unwrap();
     g.load(&a).await;
-    g.set_breakpoint(&Location::line("prog.c", SQUARE_BODY))
-        .await;
+    g.set_breakpoint(&Location::line("prog.c", SQUARE_BODY)).await;
     assert_eq!(paused(&g.start().await).location.line, SQUARE_BODY);
     let pid = g.debugger_pid().unwrap();
     g.reset().await;
     // Second run, same gdb: the old breakpoint must be gone.
     g.load(&b).await;
-    assert_eq!(
-        g.debugger_pid(),
-        Some(pid),
-        "warm reuse keeps the gdb process"
-    );
+    assert_eq!(g.debugger_pid(), Some(pid), "warm reuse keeps the gdb process");
     let st = g.start().await;
     let st = paused(&st);
     assert_eq!(st.signal.as_deref(), Some("SIGSEGV"));
@@ -201,10 +173,7 @@ async fn a_hanging_program_times_out_and_leaves_no_process() {
         .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok())
         .collect();
     // Other tests run gdb in parallel; only this test runs `loop`.
-    assert!(
-        !names.iter().any(|n| n.trim() == "loop"),
-        "orphans: {names:?}"
-    );
+    assert!(!names.iter().any(|n| n.trim() == "loop"), "orphans: {names:?}");
     // The next run starts a fresh gdb.
     assert!(matches!(g.load(&s).await, Output::Finished { .. }));
     assert_ne!(g.debugger_pid(), Some(pid));

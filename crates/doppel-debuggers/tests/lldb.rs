@@ -16,8 +16,7 @@ fn cfg() -> DebuggerConfig {
 }
 
 fn paused(o: &Output) -> &doppel_core::ProgramState {
-    o.paused()
-        .unwrap_or_else(|| panic!("expected a pause, got {o:?}"))
+    o.paused().unwrap_or_else(|| panic!("expected a pause, got {o:?}"))
 }
 
 #[tokio::test]
@@ -28,23 +27,15 @@ async fn a_full_session_slides_steps_and_finishes() {
     assert!(d.info().version.contains("lldb"), "{:?}", d.info());
     assert!(matches!(d.load(&s).await, Output::Finished { .. }));
 
-    match d
-        .set_breakpoint(&Location::line("prog.c", COMMENT_LINE))
-        .await
-    {
-        Output::BreakpointSet {
-            resolved: Some(r), ..
-        } => {
+    match d.set_breakpoint(&Location::line("prog.c", COMMENT_LINE)).await {
+        Output::BreakpointSet { resolved: Some(r), .. } => {
             assert_eq!((r.file.as_str(), r.line), ("prog.c", CALL_LINE));
             assert!(r.column.is_some(), "lldb-dap reports columns");
         }
         other => panic!("{other:?}"),
     }
     let far = d.set_breakpoint(&Location::line("prog.c", 500)).await;
-    assert!(
-        matches!(far, Output::BreakpointSet { resolved: None, .. }),
-        "{far:?}"
-    );
+    assert!(matches!(far, Output::BreakpointSet { resolved: None, .. }), "{far:?}");
     assert!(matches!(
         d.remove_breakpoint(&Location::line("prog.c", 500)).await,
         Output::BreakpointRemoved { ok: true, .. }
@@ -59,11 +50,7 @@ async fn a_full_session_slides_steps_and_finishes() {
     assert_eq!(st.location.line, CALL_LINE);
     assert_eq!(st.reason, PauseReason::Breakpoint);
     assert_eq!(st.call_stack[0].function, "main");
-    let p = st
-        .variables
-        .iter()
-        .find(|v| v.name == "p")
-        .expect("struct local p");
+    let p = st.variables.iter().find(|v| v.name == "p").expect("struct local p");
     assert_eq!(
         p.value
             .children
@@ -98,8 +85,7 @@ async fn a_full_session_slides_steps_and_finishes() {
     let over = d.exec(ExecAction::StepOver).await;
     assert_eq!(paused(&over).call_stack[0].function, "main");
     assert!(matches!(
-        d.remove_breakpoint(&Location::line("prog.c", COMMENT_LINE))
-            .await,
+        d.remove_breakpoint(&Location::line("prog.c", COMMENT_LINE)).await,
         Output::BreakpointRemoved { ok: true, .. }
     ));
     let end = d.exec(ExecAction::Resume).await;
@@ -112,10 +98,7 @@ async fn a_full_session_slides_steps_and_finishes() {
     );
     assert_eq!(d.program_output(), "probe 5 1 a\n");
     let t = d.take_transcript();
-    assert!(
-        t.iter()
-            .any(|m| m.dir == "->" && m.text.contains("configurationDone"))
-    );
+    assert!(t.iter().any(|m| m.dir == "->" && m.text.contains("configurationDone")));
     d.reset().await;
     d.shutdown().await;
 }
@@ -127,8 +110,7 @@ async fn two_runs_in_a_row_are_independent_and_crashes_are_signals() {
     let b = compile(dir.path(), "segv.c", SEGV);
     let mut d = Lldb::new(&cfg()).unwrap();
     d.load(&a).await;
-    d.set_breakpoint(&Location::line("prog.c", SQUARE_BODY))
-        .await;
+    d.set_breakpoint(&Location::line("prog.c", SQUARE_BODY)).await;
     assert_eq!(paused(&d.start().await).location.line, SQUARE_BODY);
     d.reset().await;
     d.load(&b).await;
@@ -173,10 +155,7 @@ async fn a_hanging_program_times_out_and_leaves_no_process() {
         .iter()
         .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok())
         .collect();
-    assert!(
-        !names.iter().any(|n| n.trim() == "loop_lldb"),
-        "orphans: {names:?}"
-    );
+    assert!(!names.iter().any(|n| n.trim() == "loop_lldb"), "orphans: {names:?}");
     d.shutdown().await;
 }
 

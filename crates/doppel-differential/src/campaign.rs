@@ -86,11 +86,7 @@ pub enum Progress {
         duration_ms: f64,
     },
     /// A run could not be stored (the campaign goes on).
-    StoreError {
-        subject: String,
-        seed: u64,
-        error: String,
-    },
+    StoreError { subject: String, seed: u64, error: String },
 }
 
 /// What a campaign did.
@@ -225,25 +221,14 @@ pub async fn run_campaign(
 }
 
 /// Runs one (subject, seed) pair on the given debuggers and builds its record.
-pub async fn run_one(
-    spec: &CampaignSpec,
-    p: &Prepared,
-    seed: u64,
-    dbg: &mut [Box<dyn Debugger>],
-) -> RunRecord {
+pub async fn run_one(spec: &CampaignSpec, p: &Prepared, seed: u64, dbg: &mut [Box<dyn Debugger>]) -> RunRecord {
     let started_at_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_millis() as i64;
     let infos: Vec<ToolInfo> = dbg.iter().map(|d| d.info().clone()).collect();
     let (verdict, traces, duration_ms) = match &p.error {
-        Some(reason) => (
-            Verdict::SubjectError {
-                reason: reason.clone(),
-            },
-            Vec::new(),
-            0.0,
-        ),
+        Some(reason) => (Verdict::SubjectError { reason: reason.clone() }, Vec::new(), 0.0),
         None => {
             let nt = |l: Option<u32>| p.node_type(l);
             let out = engine::run(dbg, &p.subject, seed, &spec.diff, &nt).await;

@@ -47,10 +47,7 @@ impl ActionWeights {
             let (k, v) = part
                 .split_once('=')
                 .ok_or_else(|| format!("expected key=value, got '{part}'"))?;
-            let v: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("weight '{v}' is not a number"))?;
+            let v: f64 = v.trim().parse().map_err(|_| format!("weight '{v}' is not a number"))?;
             if !(v >= 0.0 && v.is_finite()) {
                 return Err(format!("weight {v} must be a non-negative number"));
             }
@@ -81,7 +78,8 @@ pub struct DiffConfig {
     /// Breakpoints per source line: the run sets `max(1, floor(lines * this))`
     /// breakpoints, capped by `max_breakpoints` (DBDB: 0.1).
     pub breakpoints_per_line: f64,
-    /// Upper bound on the number of breakpoints of a run.
+    /// Upper bound on the number of breakpoints of a run (0: none, the
+    /// program runs to its end or to a crash).
     pub max_breakpoints: usize,
     /// Probability of removing a breakpoint right after setting it (DBDB: 0.2).
     pub removal_probability: f64,
@@ -117,7 +115,7 @@ impl DiffConfig {
     /// Number of breakpoints a run keeps for a program of `lines` lines.
     pub fn breakpoint_count(&self, lines: u32) -> usize {
         let n = (f64::from(lines) * self.breakpoints_per_line).floor() as usize;
-        n.clamp(1, self.max_breakpoints.max(1))
+        n.max(1).min(self.max_breakpoints)
     }
 
     /// Checks the ranges. Errors: a message naming the bad knob.
@@ -131,10 +129,7 @@ impl DiffConfig {
         if self.action_timeout_ms == 0 {
             return Err("action_timeout_ms must be positive".into());
         }
-        if ExecAction::ALL
-            .iter()
-            .all(|a| self.weights.weight(*a) == 0.0)
-        {
+        if ExecAction::ALL.iter().all(|a| self.weights.weight(*a) == 0.0) {
             return Err("all action weights are zero".into());
         }
         Ok(())
@@ -148,10 +143,7 @@ mod tests {
     #[test]
     fn weights_parse_and_reject_nonsense() {
         let w = ActionWeights::parse("step_in=2, step_out=0").unwrap();
-        assert_eq!(
-            (w.resume, w.step_in, w.step_over, w.step_out),
-            (1.0, 2.0, 1.0, 0.0)
-        );
+        assert_eq!((w.resume, w.step_in, w.step_over, w.step_out), (1.0, 2.0, 1.0, 0.0));
         assert!(ActionWeights::parse("jump=1").is_err());
         assert!(ActionWeights::parse("resume=-1").is_err());
         assert!(ActionWeights::parse("resume=0,step_in=0,step_over=0,step_out=0").is_err());
@@ -163,6 +155,15 @@ mod tests {
         assert_eq!(c.breakpoint_count(5), 1);
         assert_eq!(c.breakpoint_count(45), 4);
         assert_eq!(c.breakpoint_count(1000), 10);
+        let none = DiffConfig {
+            max_breakpoints: 0,
+            ..Default::default()
+        };
+        assert_eq!(
+            none.breakpoint_count(1000),
+            0,
+            "max_breakpoints 0 runs without breakpoints"
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ use crate::config::DiffConfig;
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
-    Action, ClassKey, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output,
-    ProgramState, Subject, Trace, Verdict,
+    Action, ClassKey, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output, ProgramState, Subject,
+    Trace, Verdict,
 };
 use doppel_debuggers::Debugger;
 use futures::future::join_all;
@@ -155,12 +155,11 @@ async fn drive(
             })
             .collect();
         rec.outputs(dbg, &outs);
-        let d = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
-            .unwrap_or_else(|| Difference {
-                kind: DivergenceKind::ToolFailure,
-                detail: "load failed".into(),
-                policy: None,
-            });
+        let d = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns).unwrap_or_else(|| Difference {
+            kind: DivergenceKind::ToolFailure,
+            detail: "load failed".into(),
+            policy: None,
+        });
         return finding(rec, Action::Start, None, d);
     }
 
@@ -180,8 +179,7 @@ async fn drive(
         rec.action(&action);
         let outs = join_all(dbg.iter_mut().map(|d| d.set_breakpoint(&at))).await;
         rec.outputs(dbg, &outs);
-        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
-        {
+        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
             d.policy = oracle::policy(None, None, &outs, &d);
             return finding(rec, action, Some(line), d);
         }
@@ -190,16 +188,12 @@ async fn drive(
             rec.action(&action);
             let outs = join_all(dbg.iter_mut().map(|d| d.remove_breakpoint(&at))).await;
             rec.outputs(dbg, &outs);
-            if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
-            {
+            if let Some(d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
                 return finding(rec, action, Some(line), d);
             }
         } else {
             kept.insert(line);
-            if let Some(Output::BreakpointSet {
-                resolved: Some(r), ..
-            }) = outs.first()
-            {
+            if let Some(Output::BreakpointSet { resolved: Some(r), .. }) = outs.first() {
                 kept.insert(r.line);
             }
         }
@@ -231,21 +225,15 @@ async fn drive(
                 ),
             };
         }
-        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns)
-        {
+        if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
             let exec = match action {
                 Action::Exec { exec } => Some(*exec),
                 _ => None,
             };
             // Policies are recognised on normalized outputs (e.g. without
             // LLDB's frames below main).
-            let norm: Vec<Output> = outs
-                .iter()
-                .map(|o| normalize::output(o, &cfg.normalization))
-                .collect();
-            let before = before
-                .as_ref()
-                .map(|s| normalize::state(s, &cfg.normalization));
+            let norm: Vec<Output> = outs.iter().map(|o| normalize::output(o, &cfg.normalization)).collect();
+            let before = before.as_ref().map(|s| normalize::state(s, &cfg.normalization));
             d.policy = oracle::policy(before.as_ref(), exec, &norm, &d);
             return finding(rec, action.clone(), *line, d);
         }
@@ -305,10 +293,7 @@ mod tests {
         };
         let a = draw(7);
         assert_eq!(a, draw(7));
-        assert!(
-            a.iter()
-                .all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut))
-        );
+        assert!(a.iter().all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut)));
         assert!(a.contains(&ExecAction::StepIn) && a.contains(&ExecAction::StepOut));
     }
 }

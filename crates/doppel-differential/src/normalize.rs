@@ -117,19 +117,14 @@ pub fn output(o: &Output, cfg: &NormalizationConfig) -> Output {
     match o {
         Output::Paused(s) => Output::Paused(state(s, cfg)),
         Output::BreakpointSet {
-            requested,
-            resolved,
-            ..
+            requested, resolved, ..
         } => Output::BreakpointSet {
             requested: requested.clone(),
             resolved: resolved.clone(),
             // Messages are the debugger's prose; they never match across debuggers.
             message: None,
         },
-        Output::BreakpointRemoved { ok, .. } => Output::BreakpointRemoved {
-            ok: *ok,
-            message: None,
-        },
+        Output::BreakpointRemoved { ok, .. } => Output::BreakpointRemoved { ok: *ok, message: None },
         other => other.clone(),
     }
 }
@@ -184,13 +179,7 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         let parts: Vec<String> = v
             .children
             .iter()
-            .map(|c| {
-                format!(
-                    "{}={}",
-                    c.name,
-                    value(&c.value, c.type_name.as_deref(), cfg).text
-                )
-            })
+            .map(|c| format!("{}={}", c.name, value(&c.value, c.type_name.as_deref(), cfg).text))
             .collect();
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
@@ -229,14 +218,7 @@ fn is_char_type(t: &str) -> bool {
 /// `97 'a'` → `'a'`; `'a'` stays.
 fn char_literal(text: &str) -> String {
     match text.find(" '") {
-        Some(i)
-            if text[..i]
-                .trim_start_matches('-')
-                .chars()
-                .all(|c| c.is_ascii_digit()) =>
-        {
-            text[i + 1..].to_string()
-        }
+        Some(i) if text[..i].trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => text[i + 1..].to_string(),
         _ => text.to_string(),
     }
 }
@@ -314,11 +296,7 @@ fn type_spelling(t: &str) -> String {
         .split_whitespace()
         .filter(|w| !matches!(*w, "struct" | "union" | "enum"))
         .collect();
-    words
-        .join(" ")
-        .replace(" [", "[")
-        .replace(" *", "*")
-        .replace("* ", "*")
+    words.join(" ").replace(" [", "[").replace(" *", "*").replace("* ", "*")
 }
 
 /// Reduces a pointer with a symbol decoration to the bare address:
@@ -336,9 +314,7 @@ fn pointer_decoration(text: &str) -> String {
     if let Some(r) = t.strip_prefix("0x") {
         let hex_end = r.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(r.len()) + 2;
         let rest = t[hex_end..].trim();
-        if (rest.starts_with('<') && rest.ends_with('>'))
-            || (rest.starts_with('(') && rest.ends_with(')'))
-        {
+        if (rest.starts_with('<') && rest.ends_with('>')) || (rest.starts_with('(') && rest.ends_with(')')) {
             return t[..hex_end].to_string();
         }
     }
@@ -382,20 +358,11 @@ mod tests {
     #[test]
     fn chars_render_as_literals() {
         let cfg = NormalizationConfig::default();
-        assert_eq!(
-            value(&Value::scalar("97 'a'"), Some("char"), &cfg).text,
-            "'a'"
-        );
+        assert_eq!(value(&Value::scalar("97 'a'"), Some("char"), &cfg).text, "'a'");
         assert_eq!(value(&Value::scalar("'a'"), Some("char"), &cfg).text, "'a'");
-        assert_eq!(
-            value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text,
-            "'\\377'"
-        );
+        assert_eq!(value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text, "'\\377'");
         // Not a char: untouched.
-        assert_eq!(
-            value(&Value::scalar("97 'a'"), Some("int"), &cfg).text,
-            "97 'a'"
-        );
+        assert_eq!(value(&Value::scalar("97 'a'"), Some("int"), &cfg).text, "97 'a'");
     }
 
     #[test]
@@ -430,26 +397,16 @@ mod tests {
             location: Location::line("p.c", 3),
             reason: PauseReason::Step,
             call_stack: vec![f("sq"), f("main"), f("__libc_start_call_main"), f("_start")],
-            variables: vec![
-                var("y", "int", "1"),
-                var("x", "int", "2"),
-                var("y", "int", "9"),
-            ],
+            variables: vec![var("y", "int", "1"), var("x", "int", "2"), var("y", "int", "9")],
             signal: None,
         };
         let n = state(&s, &NormalizationConfig::default());
         assert_eq!(n.call_stack.len(), 2);
         assert_eq!(
-            n.variables
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>(),
+            n.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
             ["x", "y"]
         );
-        assert_eq!(
-            n.variables[1].value.text, "1",
-            "first binding of a shadowed name wins"
-        );
+        assert_eq!(n.variables[1].value.text, "1", "first binding of a shadowed name wins");
         let raw = state(&s, &NormalizationConfig::none());
         assert_eq!(raw.call_stack.len(), 4);
     }
@@ -458,10 +415,7 @@ mod tests {
     fn types_and_char_arrays_are_spelled_alike() {
         assert_eq!(type_spelling("char [6]"), "char[6]");
         assert_eq!(type_spelling("struct node *"), "node*");
-        assert_eq!(
-            char_array_padding("\"ab\", '\\000' <repeats 14 times>"),
-            "\"ab\""
-        );
+        assert_eq!(char_array_padding("\"ab\", '\\000' <repeats 14 times>"), "\"ab\"");
         assert_eq!(char_array_padding("\"ab\\000\\000\""), "\"ab\"");
         assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
         assert_eq!(type_spelling("struct point"), "point");
@@ -471,28 +425,15 @@ mod tests {
     #[test]
     fn unexpanded_aggregates_and_exponents_compare_alike() {
         let cfg = NormalizationConfig::default();
-        let g = value(
-            &Value::scalar("{ready = 0, mode = 0}"),
-            Some("struct flags"),
-            &cfg,
-        );
-        let l = value(
-            &Value::scalar("flags @ 0x7fffffffe608"),
-            Some("flags"),
-            &cfg,
-        );
+        let g = value(&Value::scalar("{ready = 0, mode = 0}"), Some("struct flags"), &cfg);
+        let l = value(&Value::scalar("flags @ 0x7fffffffe608"), Some("flags"), &cfg);
         assert_eq!(g, l);
         assert_ne!(
             value(&Value::scalar("0x7fffffffe608 \"a @ 0x1\""), None, &cfg).text,
             "{...}"
         );
         assert_eq!(
-            value(
-                &Value::scalar("6.9533491761278071E-310"),
-                Some("double"),
-                &cfg
-            )
-            .text,
+            value(&Value::scalar("6.9533491761278071E-310"), Some("double"), &cfg).text,
             "6.9533491761278071e-310"
         );
         assert_eq!(number_format("ERROR"), "ERROR");
@@ -505,10 +446,7 @@ mod tests {
             pointer_decoration("0x0000555555555139 (prog`add at funcptr.c:6:30)"),
             "0x0000555555555139"
         );
-        assert_eq!(
-            pointer_decoration("(struct node *) 0x5555555592a0"),
-            "0x5555555592a0"
-        );
+        assert_eq!(pointer_decoration("(struct node *) 0x5555555592a0"), "0x5555555592a0");
         assert_eq!(
             pointer_decoration("{int (int, int)} 0x555555555139 <add>"),
             "0x555555555139"

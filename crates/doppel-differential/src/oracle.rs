@@ -17,21 +17,11 @@ pub struct Difference {
 
 /// Compares the outputs (one per debugger, `names` in the same order) after
 /// normalization. `None` when they agree.
-pub fn compare(
-    names: &[String],
-    outputs: &[Output],
-    cfg: &NormalizationConfig,
-    columns: bool,
-) -> Option<Difference> {
+pub fn compare(names: &[String], outputs: &[Output], cfg: &NormalizationConfig, columns: bool) -> Option<Difference> {
     let norm: Vec<Output> = outputs.iter().map(|o| normalize::output(o, cfg)).collect();
     // Tool failures first: a crashed debugger's other outputs mean nothing.
     if norm.iter().any(|o| matches!(o, Output::Failed { .. })) {
-        return Some(diff(
-            DivergenceKind::ToolFailure,
-            names,
-            &norm,
-            describe_failure,
-        ));
+        return Some(diff(DivergenceKind::ToolFailure, names, &norm, describe_failure));
     }
     for i in 1..norm.len() {
         if let Some(kind) = pair(&norm[0], &norm[i], columns) {
@@ -57,12 +47,7 @@ pub fn compare(
     None
 }
 
-fn diff(
-    kind: DivergenceKind,
-    names: &[String],
-    norm: &[Output],
-    f: fn(&Output) -> String,
-) -> Difference {
+fn diff(kind: DivergenceKind, names: &[String], norm: &[Output], f: fn(&Output) -> String) -> Difference {
     Difference {
         kind,
         detail: describe(names, norm, f),
@@ -92,9 +77,7 @@ fn first_line(s: &str) -> &str {
 
 fn short(o: &Output) -> String {
     match o {
-        Output::BreakpointSet {
-            resolved: Some(l), ..
-        } => format!("breakpoint at {l}"),
+        Output::BreakpointSet { resolved: Some(l), .. } => format!("breakpoint at {l}"),
         Output::BreakpointSet { resolved: None, .. } => "breakpoint rejected".into(),
         Output::BreakpointRemoved { ok, .. } => format!("removed: {ok}"),
         Output::Paused(s) => format!("paused at {}", s.location),
@@ -135,12 +118,7 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
                 .iter()
                 .map(
                     |name| match s.and_then(|s| s.variables.iter().find(|v| v.name == *name)) {
-                        Some(v) => format!(
-                            "{}:{}={}",
-                            v.name,
-                            v.type_name.as_deref().unwrap_or("?"),
-                            v.value.text
-                        ),
+                        Some(v) => format!("{}:{}={}", v.name, v.type_name.as_deref().unwrap_or("?"), v.value.text),
                         None => format!("{name} absent"),
                     },
                 )
@@ -155,13 +133,11 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
 fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
     use Output::*;
     match (a, b) {
-        (BreakpointSet { resolved: ra, .. }, BreakpointSet { resolved: rb, .. }) => {
-            match (ra, rb) {
-                (Some(x), Some(y)) if normalize::same_location(x, y, columns) => None,
-                (None, None) => None,
-                _ => Some(DivergenceKind::BreakpointLocation),
-            }
-        }
+        (BreakpointSet { resolved: ra, .. }, BreakpointSet { resolved: rb, .. }) => match (ra, rb) {
+            (Some(x), Some(y)) if normalize::same_location(x, y, columns) => None,
+            (None, None) => None,
+            _ => Some(DivergenceKind::BreakpointLocation),
+        },
         (BreakpointRemoved { ok: x, .. }, BreakpointRemoved { ok: y, .. }) => {
             (x != y).then_some(DivergenceKind::BreakpointRemoval)
         }
@@ -209,31 +185,15 @@ pub fn policy(
     outputs: &[Output],
     d: &Difference,
 ) -> Option<String> {
-    let slid = |o: &Output| {
-        matches!(
-            o,
-            Output::BreakpointSet {
-                resolved: Some(_),
-                ..
-            }
-        )
-    };
+    let slid = |o: &Output| matches!(o, Output::BreakpointSet { resolved: Some(_), .. });
     let rejected = |o: &Output| matches!(o, Output::BreakpointSet { resolved: None, .. });
     // One debugger slides a breakpoint to the next line with code (GDB does
     // so across function boundaries), another rejects it.
-    if d.kind == DivergenceKind::BreakpointLocation
-        && outputs.iter().any(slid)
-        && outputs.iter().any(rejected)
-    {
+    if d.kind == DivergenceKind::BreakpointLocation && outputs.iter().any(slid) && outputs.iter().any(rejected) {
         return Some("slide_vs_reject".into());
     }
     let before = before?;
-    let main_only = before
-        .call_stack
-        .iter()
-        .take_while(|f| f.function != "main")
-        .count()
-        == 0;
+    let main_only = before.call_stack.iter().take_while(|f| f.function != "main").count() == 0;
     let states: Vec<&ProgramState> = outputs.iter().filter_map(Output::paused).collect();
     match (action, d.kind) {
         // GDB refuses `finish` in the outermost frame and stays; LLDB steps out
@@ -261,8 +221,7 @@ pub fn policy(
                     s.call_stack.len() + 1 == before.call_stack.len()
                         && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
                 });
-            (returned && states.iter().any(|s| s.location.line == call_line))
-                .then(|| "return_lands_mid_line".into())
+            (returned && states.iter().any(|s| s.location.line == call_line)).then(|| "return_lands_mid_line".into())
         }
         _ => None,
     }
@@ -305,27 +264,11 @@ mod tests {
     fn equal_states_agree_and_each_part_is_told_apart() {
         let cfg = NormalizationConfig::default();
         let a = paused(5, &["main"], &[("i", "0")]);
-        assert_eq!(
-            compare(&names(), &[a.clone(), a.clone()], &cfg, false),
-            None
-        );
-        let k = |b: Output| {
-            compare(&names(), &[a.clone(), b], &cfg, false)
-                .unwrap()
-                .kind
-        };
-        assert_eq!(
-            k(paused(6, &["main"], &[("i", "0")])),
-            DivergenceKind::PauseLocation
-        );
-        assert_eq!(
-            k(paused(5, &["f", "main"], &[("i", "0")])),
-            DivergenceKind::CallStack
-        );
-        assert_eq!(
-            k(paused(5, &["main"], &[("i", "1")])),
-            DivergenceKind::Variables
-        );
+        assert_eq!(compare(&names(), &[a.clone(), a.clone()], &cfg, false), None);
+        let k = |b: Output| compare(&names(), &[a.clone(), b], &cfg, false).unwrap().kind;
+        assert_eq!(k(paused(6, &["main"], &[("i", "0")])), DivergenceKind::PauseLocation);
+        assert_eq!(k(paused(5, &["f", "main"], &[("i", "0")])), DivergenceKind::CallStack);
+        assert_eq!(k(paused(5, &["main"], &[("i", "1")])), DivergenceKind::Variables);
         assert_eq!(
             k(Output::Finished {
                 exit_code: Some(0),
@@ -334,10 +277,7 @@ mod tests {
             DivergenceKind::Termination
         );
         assert_eq!(
-            k(Output::failed(
-                doppel_core::FailureKind::Timeout,
-                "no answer"
-            )),
+            k(Output::failed(doppel_core::FailureKind::Timeout, "no answer")),
             DivergenceKind::ToolFailure
         );
     }
@@ -354,20 +294,13 @@ mod tests {
             }),
             message: Some("prose differs".into()),
         };
-        assert_eq!(
-            compare(&names(), &[bp(4, None), bp(4, Some(9))], &cfg, true),
-            None
-        );
-        assert_eq!(
-            compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, false),
-            None
-        );
+        assert_eq!(compare(&names(), &[bp(4, None), bp(4, Some(9))], &cfg, true), None);
+        assert_eq!(compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, false), None);
         assert!(compare(&names(), &[bp(4, Some(3)), bp(4, Some(9))], &cfg, true).is_some());
         let d = compare(&names(), &[bp(4, None), bp(5, None)], &cfg, false).unwrap();
         assert_eq!(d.kind, DivergenceKind::BreakpointLocation);
         assert!(
-            d.detail.contains("gdb: breakpoint at p.c:4")
-                && d.detail.contains("lldb: breakpoint at p.c:5"),
+            d.detail.contains("gdb: breakpoint at p.c:4") && d.detail.contains("lldb: breakpoint at p.c:5"),
             "{}",
             d.detail
         );
@@ -393,20 +326,14 @@ mod tests {
     #[test]
     fn step_out_of_main_is_a_named_policy() {
         let before = paused(9, &["main"], &[]);
-        let outs = [
-            paused(9, &["main"], &[]),
-            paused(58, &["__libc_start_call_main"], &[]),
-        ];
+        let outs = [paused(9, &["main"], &[]), paused(58, &["__libc_start_call_main"], &[])];
         let d = compare(&names(), &outs, &NormalizationConfig::default(), false).unwrap();
         assert_eq!(
             policy(before.paused(), Some(ExecAction::StepOut), &outs, &d).as_deref(),
             Some("step_out_of_main")
         );
         let inner = paused(3, &["f", "main"], &[]);
-        assert_eq!(
-            policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d),
-            None
-        );
+        assert_eq!(policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d), None);
     }
 }
 
@@ -442,10 +369,7 @@ mod policy_tests {
         };
         let outs = [bp(Some(7)), bp(None)];
         let d = compare(&names, &outs, &cfg, false).unwrap();
-        assert_eq!(
-            policy(None, None, &outs, &d).as_deref(),
-            Some("slide_vs_reject")
-        );
+        assert_eq!(policy(None, None, &outs, &d).as_deref(), Some("slide_vs_reject"));
         let outs = [bp(Some(7)), bp(Some(8))];
         let d = compare(&names, &outs, &cfg, false).unwrap();
         assert_eq!(policy(None, None, &outs, &d), None);
@@ -468,9 +392,6 @@ mod policy_tests {
             at(23, &[("series", 23), ("main", 25)]),
         ];
         let d = compare(&names, &outs, &cfg, false).unwrap();
-        assert_eq!(
-            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d),
-            None
-        );
+        assert_eq!(policy(before.paused(), Some(ExecAction::StepOver), &outs, &d), None);
     }
 }

@@ -48,11 +48,7 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     for (i, a) in actions.iter().enumerate() {
         let marker = format!(
             "=== [{i}] {a}{} ===",
-            if Some(i) == divergent {
-                "   <-- divergence"
-            } else {
-                ""
-            }
+            if Some(i) == divergent { "   <-- divergence" } else { "" }
         );
         writeln!(gdb, "echo \\n{}\\n", marker.replace('\\', "\\\\")).ok();
         writeln!(lldb, "script print({marker:?})").ok();
@@ -86,8 +82,12 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
             }
         }
     }
-    gdb.push_str("kill\nquit\n");
-    lldb.push_str("process kill\nquit\n");
+    if actions.iter().any(|a| matches!(a, Action::Start)) {
+        gdb.push_str("kill\n");
+        lldb.push_str("process kill\n");
+    }
+    gdb.push_str("quit\n");
+    lldb.push_str("quit\n");
 
     let lldb_cli = lldb_cli(run);
     let run_sh = format!(
@@ -135,10 +135,7 @@ fn lldb_cli(run: &RunRecord) -> String {
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
         })
-        .map(|exe| {
-            exe.replace("lldb-dap", "lldb")
-                .replace("lldb-vscode", "lldb")
-        })
+        .map(|exe| exe.replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"))
         .unwrap_or_else(|| "lldb".into())
 }
 
@@ -165,12 +162,7 @@ fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     .ok();
     s.push_str("Debuggers:\n\n");
     for d in &run.debuggers {
-        writeln!(
-            s,
-            "- {}: {} ({}, `{}`)",
-            d.name, d.version, d.protocol, d.executable
-        )
-        .ok();
+        writeln!(s, "- {}: {} ({}, `{}`)", d.name, d.version, d.protocol, d.executable).ok();
     }
     writeln!(
         s,

@@ -5,8 +5,8 @@
 
 use async_trait::async_trait;
 use doppel_core::{
-    ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason,
-    ProgramState, RawMessage, Subject, ToolInfo, Verdict,
+    ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage,
+    Subject, ToolInfo, Verdict,
 };
 use doppel_debuggers::{Capabilities, Debugger};
 use doppel_differential::{DiffConfig, engine};
@@ -204,12 +204,7 @@ async fn a_run_is_determined_by_its_seed() {
     let strip = |o: &engine::RunOutcome| {
         o.traces
             .iter()
-            .map(|t| {
-                t.events
-                    .iter()
-                    .map(|e| format!("{:?}", e.kind))
-                    .collect::<Vec<_>>()
-            })
+            .map(|t| t.events.iter().map(|e| format!("{:?}", e.kind)).collect::<Vec<_>>())
             .collect::<Vec<_>>()
     };
     let a = run(fake("a"), fake("b"), 42, &cfg()).await;
@@ -226,11 +221,7 @@ async fn a_run_is_determined_by_its_seed() {
 async fn different_sliding_is_a_breakpoint_location_divergence() {
     let mut b = fake("b");
     b.slide_to = |line, path| {
-        if path.contains(&line) {
-            Some(line)
-        } else {
-            None
-        }
+        if path.contains(&line) { Some(line) } else { None }
     };
     // Lines 1, 2, 11, 12 are not in the path: a's slides or rejects differ from b's.
     let mut found = false;
@@ -242,10 +233,7 @@ async fn different_sliding_is_a_breakpoint_location_divergence() {
             assert_eq!(f.class.divergence, DivergenceKind::BreakpointLocation);
             assert_eq!(f.class.last_action, ActionKind::SetBreakpoint);
             let line = f.line.expect("breakpoint line");
-            assert!(
-                !(3..=10).contains(&line),
-                "only non-code lines slide: {line}"
-            );
+            assert!(!(3..=10).contains(&line), "only non-code lines slide: {line}");
             assert_eq!(f.class.ast_node, format!("node{line}"));
             found = true;
         }
@@ -304,11 +292,7 @@ async fn one_hanging_debugger_is_a_tool_failure_and_both_hanging_is_inconclusive
     a.hang_on_start = true;
     b.hang_on_start = true;
     let out = run(a, b, 1, &cfg()).await;
-    assert!(
-        matches!(out.verdict, Verdict::Inconclusive { .. }),
-        "{:?}",
-        out.verdict
-    );
+    assert!(matches!(out.verdict, Verdict::Inconclusive { .. }), "{:?}", out.verdict);
 }
 
 #[tokio::test]

@@ -9,14 +9,7 @@ pub fn run(_s: &Settings) -> anyhow::Result<ExitCode> {
     let cfg = DebuggerConfig::default();
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header([
-        "backend",
-        "status",
-        "version",
-        "protocol",
-        "executable",
-        "capabilities",
-    ]);
+    t.set_header(["backend", "status", "version", "protocol", "executable", "capabilities"]);
     for e in registry::all() {
         match (e.probe)(&cfg) {
             Ok(info) => {

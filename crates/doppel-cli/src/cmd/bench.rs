@@ -39,11 +39,7 @@ struct Figures {
     runs: usize,
 }
 
-async fn measure(
-    spec: &CampaignSpec,
-    subjects: &[Arc<Prepared>],
-    seeds: u64,
-) -> anyhow::Result<Figures> {
+async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) -> anyhow::Result<Figures> {
     let mut dbg = campaign::create_debuggers(spec)?;
     let mut times = Vec::new();
     let start = Instant::now();
@@ -59,11 +55,7 @@ async fn measure(
         d.shutdown().await;
     }
     times.sort_by(f64::total_cmp);
-    let median_ms = if times.is_empty() {
-        0.0
-    } else {
-        times[times.len() / 2]
-    };
+    let median_ms = if times.is_empty() { 0.0 } else { times[times.len() / 2] };
     Ok(Figures {
         median_ms,
         runs_per_s: times.len() as f64 / total.max(1e-9),
@@ -85,13 +77,7 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     let mut spec = super::diff::spec(&args, s)?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
     let cache = subjects::cache_dir(&s.campaign.db);
-    let prepared = subjects::prepare(
-        &[subjects::default_corpus()],
-        &cache,
-        &recipe,
-        Some(programs),
-    )
-    .await?;
+    let prepared = subjects::prepare(&[subjects::default_corpus()], &cache, &recipe, Some(programs)).await?;
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job)",
         prepared.len(),

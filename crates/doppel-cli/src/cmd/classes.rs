@@ -50,14 +50,7 @@ pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
 fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header([
-        "size",
-        "divergence",
-        "last action",
-        "AST node",
-        "policy",
-        "example run",
-    ]);
+    t.set_header(["size", "divergence", "last action", "AST node", "policy", "example run"]);
     for c in classes {
         t.add_row([
             c.size.to_string(),
@@ -73,9 +66,7 @@ fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
 
 pub async fn sample(a: SampleArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
-    let runs = store
-        .sample_round_robin(&filter(&a.campaign), a.per_class)
-        .await?;
+    let runs = store.sample_round_robin(&filter(&a.campaign), a.per_class).await?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(["run", "class", "subject", "seed"]);

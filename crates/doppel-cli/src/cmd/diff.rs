@@ -108,10 +108,7 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
         diff.normalization.disable(n).map_err(anyhow::Error::msg)?;
     }
     diff.validate().map_err(anyhow::Error::msg)?;
-    let debuggers = a
-        .debuggers
-        .clone()
-        .unwrap_or_else(|| s.campaign.debuggers.clone());
+    let debuggers = a.debuggers.clone().unwrap_or_else(|| s.campaign.debuggers.clone());
     if debuggers.len() < 2 {
         anyhow::bail!(
             "differential testing needs at least two debuggers (got {})",
@@ -165,8 +162,8 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     } else {
         a.paths.clone()
     };
-    let recipe = BuildRecipe::parse(a.compiler.as_deref().unwrap_or(&s.campaign.compiler))
-        .map_err(anyhow::Error::msg)?;
+    let recipe =
+        BuildRecipe::parse(a.compiler.as_deref().unwrap_or(&s.campaign.compiler)).map_err(anyhow::Error::msg)?;
     let prepared = subjects::prepare(&paths, &subjects::cache_dir(db), &recipe, a.limit).await?;
     let failed_builds = prepared.iter().filter(|p| p.error.is_some()).count();
     let runs = a.runs_per_program.unwrap_or(s.campaign.runs_per_program);
@@ -193,30 +190,19 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         Progress::Started { total, skipped } => {
             bar.set_length(total as u64);
             if skipped > 0 {
-                bar.println(format!(
-                    "resuming: {skipped} runs already stored are skipped"
-                ));
+                bar.suspend(|| eprintln!("resuming: {skipped} runs already stored are skipped"));
             }
         }
         Progress::RunDone {
-            subject,
-            seed,
-            class,
-            ..
+            subject, seed, class, ..
         } => {
             bar.inc(1);
             if let Some(c) = class {
                 bar.set_message(format!("last divergence: {subject} seed {seed}: {c}"));
             }
         }
-        Progress::StoreError {
-            subject,
-            seed,
-            error,
-        } => {
-            bar.println(format!(
-                "warning: run {subject} seed {seed} was not stored: {error}"
-            ));
+        Progress::StoreError { subject, seed, error } => {
+            bar.suspend(|| eprintln!("warning: run {subject} seed {seed} was not stored: {error}"));
         }
     };
     let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &on_progress).await?;

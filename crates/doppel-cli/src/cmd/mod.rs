@@ -15,9 +15,7 @@ use doppel_core::store::Store;
 /// Opens the store, saying which one on error.
 pub async fn open_store(db: &str) -> anyhow::Result<Store> {
     use anyhow::Context;
-    Store::open(db)
-        .await
-        .with_context(|| format!("opening the store {db}"))
+    Store::open(db).await.with_context(|| format!("opening the store {db}"))
 }
 
 /// Loads a stored run by id, or a clear error.

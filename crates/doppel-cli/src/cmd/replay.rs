@@ -23,12 +23,9 @@ pub fn spec_of(r: &RunRecord) -> anyhow::Result<CampaignSpec> {
     let c = &r.config;
     Ok(CampaignSpec {
         name: format!("replay of {}", r.id.unwrap_or_default()),
-        debuggers: serde_json::from_value(c["debuggers"].clone())
-            .context("stored config lacks debuggers")?,
-        debugger: serde_json::from_value(c["debugger"].clone())
-            .context("stored config lacks the debugger settings")?,
-        diff: serde_json::from_value(c["diff"].clone())
-            .context("stored config lacks the diff settings")?,
+        debuggers: serde_json::from_value(c["debuggers"].clone()).context("stored config lacks debuggers")?,
+        debugger: serde_json::from_value(c["debugger"].clone()).context("stored config lacks the debugger settings")?,
+        diff: serde_json::from_value(c["diff"].clone()).context("stored config lacks the diff settings")?,
         jobs: 1,
         resume: false,
         executables: serde_json::from_value(c["executables"].clone()).unwrap_or_default(),
@@ -52,9 +49,7 @@ pub async fn prepared_of(r: &RunRecord, db: &str) -> anyhow::Result<Prepared> {
 /// for divergences, same class and same action index.
 pub fn same_verdict(a: &Verdict, b: &Verdict) -> bool {
     match (a, b) {
-        (Verdict::Divergence(x), Verdict::Divergence(y)) => {
-            x.class == y.class && x.action_index == y.action_index
-        }
+        (Verdict::Divergence(x), Verdict::Divergence(y)) => x.class == y.class && x.action_index == y.action_index,
         _ => a.name() == b.name(),
     }
 }
@@ -89,11 +84,7 @@ pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }
-    println!(
-        "{reproduced}/{} replays reproduce run {}",
-        a.times.max(1),
-        a.run
-    );
+    println!("{reproduced}/{} replays reproduce run {}", a.times.max(1), a.run);
     Ok(if reproduced > 0 {
         ExitCode::SUCCESS
     } else {

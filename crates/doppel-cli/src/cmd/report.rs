@@ -26,15 +26,9 @@ pub fn parameters(spec: &CampaignSpec) -> Vec<(String, String)> {
     let mut p = vec![
         ("campaign".to_string(), spec.name.clone()),
         ("debuggers".into(), spec.debuggers.join(", ")),
-        (
-            "breakpoints per line".into(),
-            d.breakpoints_per_line.to_string(),
-        ),
+        ("breakpoints per line".into(), d.breakpoints_per_line.to_string()),
         ("max breakpoints".into(), d.max_breakpoints.to_string()),
-        (
-            "removal probability".into(),
-            d.removal_probability.to_string(),
-        ),
+        ("removal probability".into(), d.removal_probability.to_string()),
         ("max actions".into(), d.max_actions.to_string()),
         (
             "action weights".into(),
@@ -43,10 +37,7 @@ pub fn parameters(spec: &CampaignSpec) -> Vec<(String, String)> {
                 d.weights.resume, d.weights.step_in, d.weights.step_over, d.weights.step_out
             ),
         ),
-        (
-            "action timeout".into(),
-            format!("{} ms", d.action_timeout_ms),
-        ),
+        ("action timeout".into(), format!("{} ms", d.action_timeout_ms)),
         ("compare columns".into(), d.compare_columns.to_string()),
         ("warm reuse".into(), spec.debugger.warm.to_string()),
         ("jobs".into(), spec.jobs.to_string()),
@@ -70,12 +61,7 @@ pub fn parameters(spec: &CampaignSpec) -> Vec<(String, String)> {
 }
 
 /// Writes the report of the runs matching `filter` into `dir`; returns index.html.
-pub async fn write(
-    store: &Store,
-    filter: &RunFilter,
-    dir: &Path,
-    spec: &CampaignSpec,
-) -> anyhow::Result<PathBuf> {
+pub async fn write(store: &Store, filter: &RunFilter, dir: &Path, spec: &CampaignSpec) -> anyhow::Result<PathBuf> {
     write_with(store, filter, dir, parameters(spec), 3).await
 }
 
@@ -130,9 +116,7 @@ pub async fn run(a: ReportArgs, db: &str) -> anyhow::Result<ExitCode> {
     // Parameters come from the first stored run's configuration.
     let params = match store.sample_round_robin(&filter, 1).await?.first() {
         Some(r) => match store.run(r.id).await? {
-            Some(rec) => super::replay::spec_of(&rec)
-                .map(|s| parameters(&s))
-                .unwrap_or_default(),
+            Some(rec) => super::replay::spec_of(&rec).map(|s| parameters(&s)).unwrap_or_default(),
             None => vec![],
         },
         None => vec![],

@@ -47,15 +47,8 @@ pub async fn run(a: ShowArgs, db: &str) -> anyhow::Result<ExitCode> {
     header.extend(r.debuggers.iter().map(|d| d.name.clone()));
     t.set_header(header);
     for row in side_by_side_rows(&r) {
-        let color = if row.divergent {
-            Color::Red
-        } else {
-            Color::Reset
-        };
-        let mut cells = vec![
-            Cell::new(row.index).fg(color),
-            Cell::new(&row.action).fg(color),
-        ];
+        let color = if row.divergent { Color::Red } else { Color::Reset };
+        let mut cells = vec![Cell::new(row.index).fg(color), Cell::new(&row.action).fg(color)];
         cells.extend(row.outputs.iter().map(|o| Cell::new(o).fg(color)));
         t.add_row(cells);
     }

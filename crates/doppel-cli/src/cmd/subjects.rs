@@ -94,8 +94,7 @@ pub async fn prepare_one(
     name: &str,
     recipe: &BuildRecipe,
 ) -> anyhow::Result<Prepared> {
-    let source_text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let syntax = CSyntax::parse(&source_text);
     let lines = syntax.line_count();
     let node_types = (1..=lines).map(|l| syntax.ast_node_type(l)).collect();
@@ -109,9 +108,7 @@ pub async fn prepare_one(
             error: None,
         }),
         Err(e) => {
-            let hash = hex::encode(Sha256::digest(
-                format!("{}\0{}", source_text, recipe).as_bytes(),
-            ));
+            let hash = hex::encode(Sha256::digest(format!("{}\0{}", source_text, recipe).as_bytes()));
             let subject = doppel_core::Subject {
                 name: name.to_string(),
                 language: doppel_core::Language::C,

@@ -51,12 +51,7 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                 .iter()
                 .map(|t| {
                     t.get(i)
-                        .map(|(_, os)| {
-                            os.iter()
-                                .map(|o| describe_output(o))
-                                .collect::<Vec<_>>()
-                                .join("\n")
-                        })
+                        .map(|(_, os)| os.iter().map(|o| describe_output(o)).collect::<Vec<_>>().join("\n"))
                         .unwrap_or_default()
                 })
                 .collect(),
@@ -95,11 +90,7 @@ pub fn describe_output(o: &Output) -> String {
                 .iter()
                 .map(|v| format!("{}={}", v.name, v.value.text))
                 .collect();
-            let sig = s
-                .signal
-                .as_deref()
-                .map(|x| format!(" {x}"))
-                .unwrap_or_default();
+            let sig = s.signal.as_deref().map(|x| format!(" {x}")).unwrap_or_default();
             format!(
                 "paused @ {}{sig} [{}] {}",
                 s.location,
@@ -107,12 +98,8 @@ pub fn describe_output(o: &Output) -> String {
                 vars.join(" ")
             )
         }
-        Output::Finished {
-            exit_code: Some(c), ..
-        } => format!("finished (exit {c})"),
-        Output::Finished {
-            signal: Some(s), ..
-        } => format!("finished ({s})"),
+        Output::Finished { exit_code: Some(c), .. } => format!("finished (exit {c})"),
+        Output::Finished { signal: Some(s), .. } => format!("finished ({s})"),
         Output::Finished { .. } => "finished".into(),
         Output::Failed { kind, detail } => {
             format!("FAILED {kind:?}: {}", detail.lines().next().unwrap_or(""))

@@ -35,8 +35,8 @@ use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
 use async_trait::async_trait;
 use doppel_core::process::{self, ProcessGuard};
 use doppel_core::{
-    ExecAction, FailureKind, Frame, Language, Location, Output, PauseReason, ProgramState,
-    RawMessage, Subject, ToolInfo, Value, Variable, VariableKind,
+    ExecAction, FailureKind, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage, Subject,
+    ToolInfo, Value, Variable, VariableKind,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -158,14 +158,8 @@ impl Gdb {
         let mut guard = process::spawn(cmd, self.cfg.sandbox)
             .map_err(|e| Fail::Crash(format!("cannot start {}: {e}", self.exe.display())))?;
         let child = guard.child_mut();
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| Fail::Crash("no stdin".into()))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| Fail::Crash("no stdout".into()))?;
+        let stdin = child.stdin.take().ok_or_else(|| Fail::Crash("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| Fail::Crash("no stdout".into()))?;
         let stderr = child.stderr.take();
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
@@ -275,8 +269,7 @@ impl Gdb {
             }
             Ok(Some(text)) => {
                 self.transcript.push(RawMessage::received(text.clone()));
-                let line =
-                    gdbmi::parse_line(&text).map_err(|e| Fail::Protocol(format!("{e}: {text}")))?;
+                let line = gdbmi::parse_line(&text).map_err(|e| Fail::Protocol(format!("{e}: {text}")))?;
                 if let Line::Async { class, results, .. } = &line {
                     if class == "thread-group-started" {
                         if let Some(pid) = results.str("pid").and_then(|p| p.parse::<u32>().ok()) {
@@ -323,15 +316,11 @@ impl Gdb {
                     results,
                 } if t == token => {
                     return match class.as_str() {
-                        "error" => Err(Fail::Protocol(
-                            results.str("msg").unwrap_or("error").to_string(),
-                        )),
+                        "error" => Err(Fail::Protocol(results.str("msg").unwrap_or("error").to_string())),
                         _ => Ok(results),
                     };
                 }
-                Line::Async { class, results, .. } if class == "stopped" => {
-                    self.pending_stop = Some(results)
-                }
+                Line::Async { class, results, .. } if class == "stopped" => self.pending_stop = Some(results),
                 _ => {}
             }
         }
@@ -344,9 +333,8 @@ impl Gdb {
         }
         let deadline = Instant::now() + self.cfg.action_timeout;
         loop {
-            if let Line::Async { class, results, .. } = self
-                .next_line(deadline, &format!("'{what}' with a stop"))
-                .await?
+            if let Line::Async { class, results, .. } =
+                self.next_line(deadline, &format!("'{what}' with a stop")).await?
             {
                 if class == "stopped" {
                     return Ok(results);
@@ -359,9 +347,7 @@ impl Gdb {
         self.pending_stop = None;
         match self.command(cmd).await {
             Ok(_) => {}
-            Err(Fail::Protocol(msg))
-                if cmd == "-exec-finish" && msg.contains("outermost frame") =>
-            {
+            Err(Fail::Protocol(msg)) if cmd == "-exec-finish" && msg.contains("outermost frame") => {
                 return match self.state(PauseReason::Step, None).await {
                     Ok(s) => Output::Paused(s),
                     Err(f) => f.output(),
@@ -384,9 +370,7 @@ impl Gdb {
                 signal: None,
             },
             "exited" => Output::Finished {
-                exit_code: stop
-                    .str("exit-code")
-                    .and_then(|c| i32::from_str_radix(c, 8).ok()),
+                exit_code: stop.str("exit-code").and_then(|c| i32::from_str_radix(c, 8).ok()),
                 signal: None,
             },
             "exited-signalled" => Output::Finished {
@@ -397,10 +381,7 @@ impl Gdb {
                 let (why, signal) = match reason {
                     "breakpoint-hit" => (PauseReason::Breakpoint, None),
                     "end-stepping-range" | "function-finished" => (PauseReason::Step, None),
-                    "signal-received" => (
-                        PauseReason::Signal,
-                        stop.str("signal-name").map(str::to_string),
-                    ),
+                    "signal-received" => (PauseReason::Signal, stop.str("signal-name").map(str::to_string)),
                     _ => (PauseReason::Other, None),
                 };
                 match self.state(why, signal).await {
@@ -429,11 +410,7 @@ impl Gdb {
         })
     }
 
-    async fn state(
-        &mut self,
-        reason: PauseReason,
-        signal: Option<String>,
-    ) -> Result<ProgramState, Fail> {
+    async fn state(&mut self, reason: PauseReason, signal: Option<String>) -> Result<ProgramState, Fail> {
         let frames = self
             .command(&format!("-stack-list-frames 0 {}", MAX_FRAMES - 1))
             .await?;
@@ -452,23 +429,14 @@ impl Gdb {
             Location::line(
                 frames
                     .get("stack")
-                    .and_then(|s| {
-                        s.items()
-                            .first()
-                            .and_then(|f| f.str("from").map(str::to_string))
-                    })
+                    .and_then(|s| s.items().first().and_then(|f| f.str("from").map(str::to_string)))
                     .unwrap_or_else(|| "??".into()),
                 0,
             )
         });
         let values = self.command("-stack-list-variables --all-values").await?;
-        let types = self
-            .command("-stack-list-variables --simple-values")
-            .await?;
-        let type_list = types
-            .get("variables")
-            .map(|v| v.items())
-            .unwrap_or_default();
+        let types = self.command("-stack-list-variables --simple-values").await?;
+        let type_list = types.get("variables").map(|v| v.items()).unwrap_or_default();
         let variables = values
             .get("variables")
             .map(|v| v.items())
@@ -477,10 +445,7 @@ impl Gdb {
             .enumerate()
             .map(|(i, v)| {
                 let text = v.str("value").unwrap_or("").to_string();
-                let type_name = type_list
-                    .get(i)
-                    .and_then(|t| t.str("type"))
-                    .map(str::to_string);
+                let type_name = type_list.get(i).and_then(|t| t.str("type")).map(str::to_string);
                 Variable {
                     name: v.str("name").unwrap_or("?").to_string(),
                     type_name,
@@ -648,19 +613,13 @@ impl Debugger for Gdb {
         self.breakpoints.clear();
         self.inferior_pid = None;
         let Some(bin) = &subject.binary else {
-            return Output::failed(
-                FailureKind::Launch,
-                format!("{} has no binary", subject.name),
-            );
+            return Output::failed(FailureKind::Launch, format!("{} has no binary", subject.name));
         };
         let dir = bin.parent().unwrap_or(Path::new("/")).to_path_buf();
         let out = self.output_file();
         let _ = std::fs::remove_file(&out);
         let cmds = [
-            format!(
-                "-file-exec-and-symbols {}",
-                mi_quote(&bin.to_string_lossy())
-            ),
+            format!("-file-exec-and-symbols {}", mi_quote(&bin.to_string_lossy())),
             "-break-delete".to_string(),
             // The program runs in its binary's directory with PWD set to it,
             // as under LLDB (the shell would otherwise add its own PWD).
@@ -703,29 +662,21 @@ impl Debugger for Gdb {
         {
             Ok(r) => {
                 let Some(bkpt) = r.get("bkpt") else {
-                    return Output::failed(
-                        FailureKind::Protocol,
-                        "-break-insert answered without bkpt",
-                    );
+                    return Output::failed(FailureKind::Protocol, "-break-insert answered without bkpt");
                 };
                 if let Some(n) = bkpt.str("number") {
                     self.breakpoints.insert(at.line, n.to_string());
                 }
                 // Several locations (inlined code): the first one with a line.
-                let first = bkpt.get("locations").and_then(|l| {
-                    l.items()
-                        .into_iter()
-                        .find(|x| x.get("line").is_some())
-                        .cloned()
-                });
+                let first = bkpt
+                    .get("locations")
+                    .and_then(|l| l.items().into_iter().find(|x| x.get("line").is_some()).cloned());
                 let resolved = self
                     .location_of(bkpt)
                     .or_else(|| first.as_ref().and_then(|f| self.location_of(f)));
                 let message = match (&resolved, bkpt.str("pending")) {
                     (None, Some(p)) => Some(format!("pending breakpoint {p}")),
-                    _ => bkpt
-                        .get("locations")
-                        .map(|l| format!("{} locations", l.items().len())),
+                    _ => bkpt.get("locations").map(|l| format!("{} locations", l.items().len())),
                 };
                 Output::BreakpointSet {
                     requested: at.clone(),
@@ -795,8 +746,7 @@ impl Debugger for Gdb {
 
     async fn shutdown(&mut self) {
         if self.session.is_some() {
-            let _ =
-                tokio::time::timeout(Duration::from_millis(200), self.command("-gdb-exit")).await;
+            let _ = tokio::time::timeout(Duration::from_millis(200), self.command("-gdb-exit")).await;
         }
         if let Some(pid) = self.inferior_pid.take() {
             process::kill_tree(pid);
@@ -847,10 +797,7 @@ mod tests {
         );
         let zeros = gdb_value_children("{0 <repeats 16 times>}", 2);
         assert_eq!(zeros.len(), 16);
-        assert_eq!(
-            (zeros[15].name.as_str(), zeros[15].value.text.as_str()),
-            ("[15]", "0")
-        );
+        assert_eq!((zeros[15].name.as_str(), zeros[15].value.text.as_str()), ("[15]", "0"));
         let mixed = gdb_value_children("{1, 0 <repeats 3 times>, 5}", 1);
         assert_eq!(
             mixed.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
@@ -860,12 +807,7 @@ mod tests {
         assert!(gdb_value_children("42", 2).is_empty());
         assert!(gdb_value_children("{x = 1", 2).is_empty());
         // Depth 1: members, but no grandchildren.
-        assert!(
-            gdb_value_children("{x = {a = 1}}", 1)[0]
-                .value
-                .children
-                .is_empty()
-        );
+        assert!(gdb_value_children("{x = {a = 1}}", 1)[0].value.children.is_empty());
     }
 
     #[test]

@@ -42,8 +42,8 @@ use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
 use async_trait::async_trait;
 use doppel_core::process::{self, ProcessGuard};
 use doppel_core::{
-    ExecAction, FailureKind, Frame, Language, Location, Output, PauseReason, ProgramState,
-    RawMessage, Subject, ToolInfo, Value, Variable, VariableKind,
+    ExecAction, FailureKind, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage, Subject,
+    ToolInfo, Value, Variable, VariableKind,
 };
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeSet, HashSet};
@@ -107,10 +107,7 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let cli = exe.with_file_name(
-        name.replace("lldb-dap", "lldb")
-            .replace("lldb-vscode", "lldb"),
-    );
+    let cli = exe.with_file_name(name.replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"));
     let version = super::version_line(&cli, &["--version"]).unwrap_or_else(|| name.clone());
     Ok(ToolInfo {
         name: "lldb".into(),
@@ -155,8 +152,7 @@ struct Session {
 async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
     let mut cmd = process::piped(&exe.to_string_lossy());
     super::fixed_environment(&mut cmd);
-    let mut guard = process::spawn(cmd, cfg.sandbox)
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let mut guard = process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let child = guard.child_mut();
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("adapter pipes missing".into());
@@ -237,10 +233,7 @@ impl Lldb {
 
     fn spawn_spare(&mut self) {
         if self.cfg.warm && self.spare.is_none() {
-            self.spare = Some(tokio::spawn(start_session(
-                self.exe.clone(),
-                self.cfg.clone(),
-            )));
+            self.spare = Some(tokio::spawn(start_session(self.exe.clone(), self.cfg.clone())));
         }
     }
 
@@ -274,10 +267,7 @@ impl Lldb {
             let d = if tail.is_empty() {
                 d.clone()
             } else {
-                format!(
-                    "{d}; stderr: {}",
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                )
+                format!("{d}; stderr: {}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
             };
             self.kill();
             return Fail::Crash(d);
@@ -298,11 +288,7 @@ impl Lldb {
             .binary
             .as_ref()
             .ok_or_else(|| Fail::Protocol(format!("{} has no binary", subject.name)))?;
-        let cwd = bin
-            .parent()
-            .unwrap_or(Path::new("/"))
-            .to_string_lossy()
-            .into_owned();
+        let cwd = bin.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
         let dap = self.dap()?;
         // The on-disk DWARF index cache spares each fresh adapter re-indexing
         // libc's debug info (~630 → ~470 ms to a breakpoint).
@@ -420,11 +406,7 @@ impl Lldb {
             .collect()
     }
 
-    async fn state(
-        &mut self,
-        reason: PauseReason,
-        signal: Option<String>,
-    ) -> Result<ProgramState, Fail> {
+    async fn state(&mut self, reason: PauseReason, signal: Option<String>) -> Result<ProgramState, Fail> {
         let thread = self.thread.unwrap_or(0);
         let st = self
             .request(
@@ -498,9 +480,7 @@ impl Lldb {
             // only child is its pointee (GDB/MI shows neither): expand only
             // aggregates (structs, unions, arrays).
             let is_string = text.contains('"');
-            let is_pointer = v["type"]
-                .as_str()
-                .is_some_and(|t| t.trim_end().ends_with('*'));
+            let is_pointer = v["type"].as_str().is_some_and(|t| t.trim_end().ends_with('*'));
             let children = if child_ref > 0 && depth > 0 && !is_string && !is_pointer {
                 Box::pin(self.variables(child_ref, depth - 1)).await?
             } else {
@@ -520,7 +500,10 @@ impl Lldb {
     /// `frame variable --no-locals` (DAP itself does not flag arguments).
     async fn argument_names(&mut self, frame_id: i64) -> Result<HashSet<String>, Fail> {
         let r = self
-            .request("evaluate", json!({"expression": "`frame variable --no-locals", "context": "repl", "frameId": frame_id}))
+            .request(
+                "evaluate",
+                json!({"expression": "`frame variable --no-locals", "context": "repl", "frameId": frame_id}),
+            )
             .await;
         let text = match r {
             Ok(b) => b["result"].as_str().unwrap_or("").to_string(),
@@ -750,13 +733,9 @@ mod tests {
         );
         assert_eq!(signal_name("breakpoint 1.1"), None);
         assert_eq!(
-            console_signal("Process 7 exited with status = -1 (0xffffffff) signal SIGSEGV\n")
-                .as_deref(),
+            console_signal("Process 7 exited with status = -1 (0xffffffff) signal SIGSEGV\n").as_deref(),
             Some("SIGSEGV")
         );
-        assert_eq!(
-            console_signal("Process 7 exited with status = 0 (0x00000000) \n"),
-            None
-        );
+        assert_eq!(console_signal("Process 7 exited with status = 0 (0x00000000) \n"), None);
     }
 }

@@ -74,9 +74,7 @@ impl FrameDecoder {
                     .flatten()
             });
             let Some(len) = len else {
-                out.push(Err(format!(
-                    "frame header without a valid Content-Length: {header:?}"
-                )));
+                out.push(Err(format!("frame header without a valid Content-Length: {header:?}")));
                 self.buf.drain(..end + 4);
                 continue;
             };
@@ -84,12 +82,10 @@ impl FrameDecoder {
                 break;
             }
             let body: Vec<u8> = self.buf.drain(..end + 4 + len).skip(end + 4).collect();
-            out.push(serde_json::from_slice(&body).map_err(|e| {
-                format!(
-                    "invalid JSON body ({e}): {}",
-                    String::from_utf8_lossy(&body)
-                )
-            }));
+            out.push(
+                serde_json::from_slice(&body)
+                    .map_err(|e| format!("invalid JSON body ({e}): {}", String::from_utf8_lossy(&body))),
+            );
         }
         out
     }
@@ -177,12 +173,8 @@ impl DapClient {
             self.stdin.write_all(&frame).await?;
             self.stdin.flush().await
         };
-        w.await.map_err(|e| {
-            DapError::Closed(format!(
-                "writing '{}': {e}",
-                msg["command"].as_str().unwrap_or("?")
-            ))
-        })
+        w.await
+            .map_err(|e| DapError::Closed(format!("writing '{}': {e}", msg["command"].as_str().unwrap_or("?"))))
     }
 
     /// Receives the next message from the adapter (not from the backlog).
@@ -193,18 +185,14 @@ impl DapClient {
             }
             match tokio::time::timeout_at(deadline, self.rx.recv()).await {
                 Err(_) => {
-                    return Err(DapError::Timeout(format!(
-                        "no {what} within {:?}",
-                        self.timeout
-                    )));
+                    return Err(DapError::Timeout(format!("no {what} within {:?}", self.timeout)));
                 }
                 Ok(None) => {
                     self.closed = true;
                     return Err(DapError::Closed(format!("while waiting for {what}")));
                 }
                 Ok(Some(Err(e))) => {
-                    self.transcript
-                        .push(RawMessage::received(format!("[malformed] {e}")));
+                    self.transcript.push(RawMessage::received(format!("[malformed] {e}")));
                     return Err(DapError::Protocol(e));
                 }
                 Ok(Some(Ok(msg))) => {
@@ -221,12 +209,8 @@ impl DapClient {
                     if msg["type"] == "event" && msg["event"] == "output" {
                         let cat = msg["body"]["category"].as_str().unwrap_or("console");
                         if cat == "stdout" || cat == "stderr" {
-                            self.program_output.push_str(
-                                &msg["body"]["output"]
-                                    .as_str()
-                                    .unwrap_or("")
-                                    .replace("\r\n", "\n"),
-                            );
+                            self.program_output
+                                .push_str(&msg["body"]["output"].as_str().unwrap_or("").replace("\r\n", "\n"));
                         }
                     }
                     return Ok(msg);
@@ -237,11 +221,7 @@ impl DapClient {
 
     /// Waits for the first message (backlog first) matching `pred`; others go
     /// to the backlog.
-    pub async fn wait_for(
-        &mut self,
-        what: &str,
-        pred: impl Fn(&Value) -> bool,
-    ) -> Result<Value, DapError> {
+    pub async fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Result<Value, DapError> {
         if let Some(i) = self.backlog.iter().position(&pred) {
             return Ok(self.backlog.remove(i).expect("index in range"));
         }

@@ -37,9 +37,7 @@ impl Value {
     /// The field `key` of a tuple or result list (first match).
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self {
-            Value::Tuple(r) | Value::ResultList(r) => {
-                r.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-            }
+            Value::Tuple(r) | Value::ResultList(r) => r.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -140,18 +138,11 @@ pub fn parse_line(line: &str) -> Result<Line, ParseError> {
     }
     let b = line.as_bytes();
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    let token = if digits > 0 {
-        line[..digits].parse().ok()
-    } else {
-        None
-    };
+    let token = if digits > 0 { line[..digits].parse().ok() } else { None };
     let Some(&sigil) = b.get(digits) else {
         return Ok(Line::Other(line.to_string()));
     };
-    let mut p = Parser {
-        s: line,
-        i: digits + 1,
-    };
+    let mut p = Parser { s: line, i: digits + 1 };
     match sigil {
         b'^' | b'*' | b'+' | b'=' => {
             let class = p.word();
@@ -170,11 +161,7 @@ pub fn parse_line(line: &str) -> Result<Line, ParseError> {
             }
             let results = Value::Tuple(results);
             Ok(match sigil {
-                b'^' => Line::Result {
-                    token,
-                    class,
-                    results,
-                },
+                b'^' => Line::Result { token, class, results },
                 b'*' => Line::Async {
                     token,
                     kind: AsyncKind::Exec,
@@ -285,8 +272,7 @@ impl Parser<'_> {
                     return Ok(Value::List(vec![]));
                 }
                 // A list of results starts with `name=`; a list of values with a value.
-                let is_results =
-                    matches!(self.peek(), Some(c) if c.is_ascii_alphabetic() || c == b'_');
+                let is_results = matches!(self.peek(), Some(c) if c.is_ascii_alphabetic() || c == b'_');
                 if is_results {
                     let mut r = Vec::new();
                     loop {
@@ -357,9 +343,7 @@ impl Parser<'_> {
                         }
                         b'x' => {
                             let start = self.i;
-                            while b.get(self.i).is_some_and(u8::is_ascii_hexdigit)
-                                && self.i - start < 2
-                            {
+                            while b.get(self.i).is_some_and(u8::is_ascii_hexdigit) && self.i - start < 2 {
                                 self.i += 1;
                             }
                             let n = u8::from_str_radix(&self.s[start..self.i], 16)
@@ -383,12 +367,7 @@ mod tests {
     #[test]
     fn result_records_with_tokens_tuples_and_lists() {
         let l = parse_line(r#"2^done,bkpt={number="1",type="breakpoint",line="13",thread-groups=["i1"],original-location="prog.c:12"}"#).unwrap();
-        let Line::Result {
-            token,
-            class,
-            results,
-        } = l
-        else {
+        let Line::Result { token, class, results } = l else {
             panic!()
         };
         assert_eq!((token, class.as_str()), (Some(2), "done"));
@@ -403,13 +382,8 @@ mod tests {
 
     #[test]
     fn result_lists_keep_duplicate_keys_in_order() {
-        let l = parse_line(
-            r#"7^done,stack=[frame={level="0",func="sq"},frame={level="1",func="main"}]"#,
-        )
-        .unwrap();
-        let Line::Result { results, .. } = l else {
-            panic!()
-        };
+        let l = parse_line(r#"7^done,stack=[frame={level="0",func="sq"},frame={level="1",func="main"}]"#).unwrap();
+        let Line::Result { results, .. } = l else { panic!() };
         let frames = results.get("stack").unwrap().items();
         assert_eq!(frames.len(), 2);
         assert_eq!(frames[1].str("func"), Some("main"));
@@ -430,9 +404,7 @@ mod tests {
     #[test]
     fn async_records_prompt_and_other_lines() {
         let l = parse_line(r#"*stopped,reason="exited-normally""#).unwrap();
-        assert!(
-            matches!(l, Line::Async { kind: AsyncKind::Exec, ref class, .. } if class == "stopped")
-        );
+        assert!(matches!(l, Line::Async { kind: AsyncKind::Exec, ref class, .. } if class == "stopped"));
         assert_eq!(parse_line("(gdb) ").unwrap(), Line::Prompt);
         assert_eq!(
             parse_line("hello from the inferior").unwrap(),
@@ -440,10 +412,7 @@ mod tests {
         );
         assert_eq!(parse_line("= 42").unwrap(), Line::Other("= 42".into()));
         assert_eq!(parse_line("").unwrap(), Line::Other(String::new()));
-        assert!(matches!(
-            parse_line("^done,").unwrap_err(),
-            ParseError { at: 6, .. }
-        ));
+        assert!(matches!(parse_line("^done,").unwrap_err(), ParseError { at: 6, .. }));
         assert!(parse_line(r#"^done,a="unterminated"#).is_err());
         assert!(parse_line(r#"^done,a={b="1""#).is_err());
     }
@@ -451,9 +420,7 @@ mod tests {
     #[test]
     fn empty_tuples_and_lists() {
         let l = parse_line(r#"^done,variables=[],frame={}"#).unwrap();
-        let Line::Result { results, .. } = l else {
-            panic!()
-        };
+        let Line::Result { results, .. } = l else { panic!() };
         assert_eq!(results.get("variables"), Some(&Value::List(vec![])));
         assert_eq!(results.get("frame"), Some(&Value::Tuple(vec![])));
     }
@@ -470,17 +437,8 @@ mod tests {
                 }
             }
         }
-        assert!(
-            stopped.contains(&"breakpoint-hit".to_string()),
-            "{stopped:?}"
-        );
-        assert!(
-            stopped.contains(&"end-stepping-range".to_string()),
-            "{stopped:?}"
-        );
-        assert!(
-            stopped.iter().any(|r| r.starts_with("exited")),
-            "{stopped:?}"
-        );
+        assert!(stopped.contains(&"breakpoint-hit".to_string()), "{stopped:?}");
+        assert!(stopped.contains(&"end-stepping-range".to_string()), "{stopped:?}");
+        assert!(stopped.iter().any(|r| r.starts_with("exited")), "{stopped:?}");
     }
 }

@@ -29,8 +29,10 @@ pub const COMMENT_LINE: u32 = 13;
 pub const CALL_LINE: u32 = 14;
 pub const SQUARE_BODY: u32 = 4;
 
-pub const SEGV: &str = "#include <stdio.h>\nint main(void) {\n    int *p = 0;\n    puts(\"before\");\n    *p = 1;\n    return 0;\n}\n";
-pub const LOOP: &str = "int main(void) {\n    volatile int x = 0;\n    for (;;) {\n        x++;\n    }\n    return 0;\n}\n";
+pub const SEGV: &str =
+    "#include <stdio.h>\nint main(void) {\n    int *p = 0;\n    puts(\"before\");\n    *p = 1;\n    return 0;\n}\n";
+pub const LOOP: &str =
+    "int main(void) {\n    volatile int x = 0;\n    for (;;) {\n        x++;\n    }\n    return 0;\n}\n";
 
 /// Compiles `source` as `name` in `dir` and returns the subject.
 pub fn compile(dir: &Path, name: &str, source: &str) -> Subject {

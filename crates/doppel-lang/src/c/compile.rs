@@ -40,9 +40,7 @@ impl BuildRecipe {
     /// Errors: an empty string.
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut words = s.split_whitespace().map(str::to_string);
-        let compiler = words
-            .next()
-            .ok_or("empty build recipe: expected e.g. 'gcc -O0 -g'")?;
+        let compiler = words.next().ok_or("empty build recipe: expected e.g. 'gcc -O0 -g'")?;
         Ok(Self {
             compiler,
             flags: words.collect(),
@@ -99,12 +97,7 @@ impl BuildCache {
     /// Errors: [`BuildError`]: the compiler is missing, the program does not
     /// compile (with the compiler's first 40 lines of diagnostics), the
     /// compiler timed out, or the cache cannot be written.
-    pub async fn build(
-        &self,
-        source: &Path,
-        name: &str,
-        recipe: &BuildRecipe,
-    ) -> Result<Subject, BuildError> {
+    pub async fn build(&self, source: &Path, name: &str, recipe: &BuildRecipe) -> Result<Subject, BuildError> {
         let text = tokio::fs::read(source).await?;
         let file_name = source
             .file_name()
@@ -144,9 +137,7 @@ impl BuildCache {
         let tmp = self.dir.join(format!(".tmp-{key}-{}", std::process::id()));
         let _ = tokio::fs::remove_dir_all(&tmp).await;
         tokio::fs::create_dir_all(&tmp).await?;
-        let result = self
-            .compile(&tmp, &entry, &file_name, &text, &compiler, recipe)
-            .await;
+        let result = self.compile(&tmp, &entry, &file_name, &text, &compiler, recipe).await;
         match result {
             Ok(()) => {
                 // Whoever renames first wins; an existing entry is as good as ours.
@@ -180,11 +171,7 @@ impl BuildCache {
         let mut cmd = Command::new(compiler);
         cmd.current_dir(dir)
             .args(&recipe.flags)
-            .arg(format!(
-                "-fdebug-prefix-map={}={}",
-                dir.display(),
-                entry.display()
-            ))
+            .arg(format!("-fdebug-prefix-map={}={}", dir.display(), entry.display()))
             .arg("-o")
             .arg("prog")
             .arg(file_name)
@@ -226,15 +213,7 @@ fn which(program: &str) -> Option<PathBuf> {
 async fn compiler_version(compiler: &Path) -> String {
     let mut cmd = Command::new(compiler);
     cmd.arg("--version");
-    match process::run(
-        cmd,
-        Duration::from_secs(10),
-        Sandbox {
-            isolate_network: false,
-        },
-    )
-    .await
-    {
+    match process::run(cmd, Duration::from_secs(10), Sandbox { isolate_network: false }).await {
         Ok(done) => done.stdout.lines().next().unwrap_or("").to_string(),
         Err(_) => String::new(),
     }
@@ -278,10 +257,7 @@ mod tests {
         )
         .unwrap();
         let cache = BuildCache::new(d.path().join("cache"));
-        let s = cache
-            .build(&src, "hello.c", &BuildRecipe::default())
-            .await
-            .unwrap();
+        let s = cache.build(&src, "hello.c", &BuildRecipe::default()).await.unwrap();
         assert_eq!(s.line_count, 5);
         assert_eq!(s.source_name, "hello.c");
         assert!(s.binary.as_ref().unwrap().is_file());
@@ -294,8 +270,7 @@ mod tests {
         let bin = std::fs::read(s.binary.as_ref().unwrap()).unwrap();
         let final_dir = s.source.parent().unwrap().to_string_lossy().into_owned();
         assert!(
-            bin.windows(final_dir.len())
-                .any(|w| w == final_dir.as_bytes()),
+            bin.windows(final_dir.len()).any(|w| w == final_dir.as_bytes()),
             "DW_AT_comp_dir is the cache entry"
         );
         assert!(
@@ -306,10 +281,7 @@ mod tests {
             .unwrap()
             .modified()
             .unwrap();
-        let again = cache
-            .build(&src, "hello.c", &BuildRecipe::default())
-            .await
-            .unwrap();
+        let again = cache.build(&src, "hello.c", &BuildRecipe::default()).await.unwrap();
         assert_eq!(again, s);
         assert_eq!(
             std::fs::metadata(again.binary.as_ref().unwrap())
@@ -345,10 +317,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(BuildRecipe::parse("  ").is_err());
-        assert_eq!(
-            BuildRecipe::parse("clang -O1 -g").unwrap().to_string(),
-            "clang -O1 -g"
-        );
+        assert_eq!(BuildRecipe::parse("clang -O1 -g").unwrap().to_string(), "clang -O1 -g");
     }
 
     #[test]

@@ -61,9 +61,7 @@ impl CSyntax {
 
     /// Whether the parse contains syntax errors (`ERROR` or missing nodes).
     pub fn has_errors(&self) -> bool {
-        self.tree
-            .as_ref()
-            .is_some_and(|t| t.root_node().has_error())
+        self.tree.as_ref().is_some_and(|t| t.root_node().has_error())
     }
 
     /// The AST node type of 1-based `line` (tree-sitter kind, e.g.
@@ -79,11 +77,7 @@ impl CSyntax {
         let tree = self.tree.as_ref()?;
         let idx = (line as usize).checked_sub(1)?;
         let start = *self.line_starts.get(idx)?;
-        let end = self
-            .line_starts
-            .get(idx + 1)
-            .copied()
-            .unwrap_or(self.source.len());
+        let end = self.line_starts.get(idx + 1).copied().unwrap_or(self.source.len());
         let bytes = self.source.as_bytes();
         // Token bytes of the line: not whitespace, not inside a comment.
         let in_comment = |i: usize| self.comments.iter().any(|&(s, e)| i >= s && i < e);
@@ -91,9 +85,7 @@ impl CSyntax {
             .filter(|&i| !bytes[i].is_ascii_whitespace() && !in_comment(i))
             .collect();
         let (&first, &last) = (tokens.first()?, tokens.last()?);
-        let node = tree
-            .root_node()
-            .named_descendant_for_byte_range(first, last + 1)?;
+        let node = tree.root_node().named_descendant_for_byte_range(first, last + 1)?;
         // tree-sitter may return a node ending exactly at `first` when the
         // range is empty of nodes; fall back to the root in that case.
         if node.start_byte() > first || node.end_byte() < last + 1 {
@@ -156,11 +148,7 @@ done2:
         assert_eq!(at(1), "preproc_include");
         assert_eq!(at(2), ROOT, "block comment start");
         assert_eq!(at(3), ROOT, "inside a block comment");
-        assert_eq!(
-            at(5),
-            "return_statement",
-            "trailing comment does not widen the range"
-        );
+        assert_eq!(at(5), "return_statement", "trailing comment does not widen the range");
         assert_eq!(at(6), "compound_statement", "closing brace");
         assert_eq!(at(7), ROOT, "empty line");
         assert_eq!(at(9), "declaration");
@@ -168,11 +156,7 @@ done2:
         assert_eq!(at(11), ROOT, "comment line");
         assert_eq!(at(12), "expression_statement");
         assert_eq!(at(15), "case_statement");
-        assert_eq!(
-            at(16),
-            "case_statement",
-            "two statements on a line: their parent"
-        );
+        assert_eq!(at(16), "case_statement", "two statements on a line: their parent");
         assert_eq!(at(19), "labeled_statement");
         assert_eq!(at(20), "if_statement");
         assert_eq!(at(21), "goto_statement");

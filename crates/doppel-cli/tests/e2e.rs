@@ -1,0 +1,210 @@
+//! End to end: the `doppel` binary with real gdb and lldb on real programs,
+//! checked through the SQLite store it writes.
+
+use assert_cmd::Command;
+use doppel_core::store::{RunFilter, Store};
+use std::path::{Path, PathBuf};
+
+fn corpus(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus/c")
+        .join(name)
+}
+
+fn doppel(db: &Path) -> Command {
+    let mut c = Command::cargo_bin("doppel").unwrap();
+    c.arg("--db").arg(db).env("CI", "1");
+    c
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diff_stores_runs_classes_and_everything_a_finding_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("out/doppel.db");
+    let report = dir.path().join("report");
+    let programs = ["structs.c", "switch.c", "recursion.c", "arrays.c"].map(corpus);
+    let out = doppel(&db)
+        .args([
+            "diff",
+            "--runs-per-program",
+            "3",
+            "--seed",
+            "1",
+            "--jobs",
+            "2",
+            "--report",
+        ])
+        .arg(&report)
+        .args(&programs)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(stdout.contains("12 runs"), "{stdout}");
+
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let summary = store.summary(&RunFilter::default()).await.unwrap();
+    assert_eq!(summary.runs, 12);
+    let classes = store.classes(&RunFilter::default()).await.unwrap();
+    assert_eq!(classes.iter().map(|c| c.size).sum::<u64>(), summary.divergences);
+
+    // `doppel classes --json` agrees with the store.
+    let json = doppel(&db).args(["classes", "--json"]).output().unwrap();
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(listed.len(), classes.len());
+
+    assert!(report.join("index.html").is_file());
+    assert_eq!(std::fs::read_dir(&report).unwrap().count(), classes.len() + 1);
+
+    // Every run carries both traces, tool versions and the program.
+    let first = store.run(1).await.unwrap().unwrap();
+    assert_eq!(first.traces.len(), 2);
+    assert!(first.debuggers[0].version.contains("gdb") && first.debuggers[1].version.contains("lldb"));
+    assert!(first.config["source_text"].as_str().unwrap().contains("int main"));
+
+    // The four programs are known to diverge within three seeds (recursion.c
+    // and switch.c through resumed step plans, the others through breakpoint
+    // sliding before main); take one divergence and follow it through.
+    let sample = store.sample_round_robin(&RunFilter::default(), 1).await.unwrap();
+    let id = sample.first().expect("at least one divergence").id;
+    let show = doppel(&db).args(["show", &id.to_string()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&show.stdout).contains("divergence after action"));
+
+    let repro = dir.path().join("repro");
+    let r = doppel(&db)
+        .args(["repro", &id.to_string(), "--out"])
+        .arg(&repro)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    for f in ["repro.gdb", "repro.lldb", "run.sh", "build.sh", "README.md"] {
+        assert!(repro.join(f).is_file(), "{f}");
+    }
+    let ran = std::process::Command::new("sh")
+        .arg(repro.join("run.sh"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&ran.stdout);
+    assert!(text.contains("##### gdb") && text.contains("##### lldb"), "{text}");
+    let (gdb_part, lldb_part) = text.split_once("##### lldb").unwrap();
+    assert!(
+        gdb_part.contains("<-- divergence") && lldb_part.contains("<-- divergence"),
+        "marker in both transcripts:\n{text}"
+    );
+    assert!(
+        !text.contains("Error in sourced command file"),
+        "the gdb command file runs cleanly:\n{text}"
+    );
+
+    let replay = doppel(&db).args(["replay", &id.to_string()]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&replay.stdout).contains("replays reproduce run"),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+
+    // --resume skips everything already stored.
+    let again = doppel(&db)
+        .args(["diff", "--runs-per-program", "3", "--seed", "1", "--resume"])
+        .args(&programs)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("12 runs already stored are skipped"));
+    assert_eq!(store.summary(&RunFilter::default()).await.unwrap().runs, 12);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bad");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("broken.c"), "int main(void) { return missing; }\n").unwrap();
+    std::fs::write(
+        src.join("spin.c"),
+        "int main(void) {\n    volatile int x = 0;\n    for (;;)\n        x++;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("crash.c"),
+        "int main(void) {\n    int *p = 0;\n    *p = 1;\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let db = dir.path().join("doppel.db");
+    let out = doppel(&db)
+        .args([
+            "diff",
+            "--runs-per-program",
+            "1",
+            "--action-timeout-ms",
+            "2000",
+            "--max-breakpoints",
+            "0",
+        ])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let verdict_of = |name: &str| {
+        let store = store.clone();
+        let name = name.to_string();
+        async move {
+            for id in 1..=3 {
+                if let Some(r) = store.run(id).await.unwrap() {
+                    if r.subject.name.ends_with(&name) {
+                        return r.verdict;
+                    }
+                }
+            }
+            panic!("no run for {name}");
+        }
+    };
+    match verdict_of("broken.c").await {
+        doppel_core::Verdict::SubjectError { reason } => assert!(reason.contains("missing"), "{reason}"),
+        v => panic!("{v:?}"),
+    }
+    match verdict_of("spin.c").await {
+        doppel_core::Verdict::Inconclusive { reason, .. } => assert!(reason.contains("timed out"), "{reason}"),
+        doppel_core::Verdict::Divergence(f) => assert_eq!(f.class.divergence, doppel_core::DivergenceKind::ToolFailure),
+        v => panic!("{v:?}"),
+    }
+    let crash = verdict_of("crash.c").await;
+    assert!(!matches!(crash, doppel_core::Verdict::SubjectError { .. }), "{crash:?}");
+    // Nothing of the hanging program is left running.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let left = std::process::Command::new("pgrep")
+        .args(["-x", "prog"])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&left.stdout).to_string();
+    for pid in pids.split_whitespace() {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        assert!(!exe.starts_with(dir.path()), "orphan {pid} {}", exe.display());
+    }
+}
+
+#[test]
+fn a_missing_debugger_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doppel(&dir.path().join("d.db"))
+        .args(["diff", "--debugger-path", "lldb=/nonexistent/lldb-dap-19"])
+        .arg(corpus("loops.c"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("lldb is not installed") && err.contains("apt-get install lldb-19"),
+        "{err}"
+    );
+}
+
+#[test]
+fn backends_lists_gdb_and_lldb_with_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doppel(&dir.path().join("d.db")).arg("backends").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("GDB/MI 3") && text.contains("DAP"), "{text}");
+    assert!(text.contains("GNU gdb") && text.contains("lldb version"), "{text}");
+}
