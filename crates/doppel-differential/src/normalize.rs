@@ -35,6 +35,9 @@ pub struct NormalizationConfig {
     pub type_spelling: bool,
     /// Spell floating-point exponents the same way (`1E-5` → `1e-5`).
     pub number_format: bool,
+    /// One spelling of unreadable values (`<optimized out>`,
+    /// `<error: variable not available>` → `<unavailable>`).
+    pub unavailable_values: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
 }
@@ -51,6 +54,7 @@ impl Default for NormalizationConfig {
             type_spelling: true,
             char_array_padding: true,
             number_format: true,
+            unavailable_values: true,
         }
     }
 }
@@ -68,6 +72,7 @@ impl NormalizationConfig {
             type_spelling: false,
             char_array_padding: false,
             number_format: false,
+            unavailable_values: false,
         }
     }
 
@@ -83,6 +88,7 @@ impl NormalizationConfig {
             ("type_spelling", self.type_spelling),
             ("char_array_padding", self.char_array_padding),
             ("number_format", self.number_format),
+            ("unavailable_values", self.unavailable_values),
         ]
     }
 
@@ -100,6 +106,7 @@ impl NormalizationConfig {
                 "type_spelling" => &mut self.type_spelling,
                 "char_array_padding" => &mut self.char_array_padding,
                 "number_format" => &mut self.number_format,
+                "unavailable_values" => &mut self.unavailable_values,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -192,6 +199,11 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
     if cfg.number_format {
         text = number_format(&text);
     }
+    if cfg.unavailable_values {
+        if let Some(u) = unavailable(&text) {
+            text = u.to_string();
+        }
+    }
     if cfg.char_array_padding {
         text = char_array_padding(&text);
     }
@@ -217,10 +229,29 @@ fn is_char_type(t: &str) -> bool {
 
 /// `97 'a'` → `'a'`; `'a'` stays.
 fn char_literal(text: &str) -> String {
-    match text.find(" '") {
-        Some(i) if text[..i].trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => text[i + 1..].to_string(),
-        _ => text.to_string(),
+    let lit = match text.find(" '") {
+        Some(i) if text[..i].trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => &text[i + 1..],
+        _ => text,
+    };
+    // One spelling of escapes: GDB writes octal (`'\367'`), LLDB hex (`'\xf7'`).
+    if let Some(oct) = lit.strip_prefix("'\\").and_then(|r| r.strip_suffix('\'')) {
+        if oct.len() == 3 && oct.chars().all(|c| ('0'..='7').contains(&c)) {
+            if let Ok(n) = u8::from_str_radix(oct, 8) {
+                return format!("'\\x{n:02x}'");
+            }
+        }
     }
+    lit.to_string()
+}
+
+/// One spelling of "this value cannot be read here": GDB `<optimized out>`,
+/// LLDB `<error: variable not available>`, GDB `<unavailable>`.
+fn unavailable(text: &str) -> Option<&'static str> {
+    matches!(
+        text,
+        "<optimized out>" | "<unavailable>" | "<error: variable not available>" | "<variable not available>"
+    )
+    .then_some("<unavailable>")
 }
 
 /// Strips leading zeros of every `0x...` hexadecimal number in `text`.
@@ -360,7 +391,7 @@ mod tests {
         let cfg = NormalizationConfig::default();
         assert_eq!(value(&Value::scalar("97 'a'"), Some("char"), &cfg).text, "'a'");
         assert_eq!(value(&Value::scalar("'a'"), Some("char"), &cfg).text, "'a'");
-        assert_eq!(value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text, "'\\377'");
+        assert_eq!(value(&Value::scalar("-1 '\\377'"), Some("char"), &cfg).text, "'\\xff'");
         // Not a char: untouched.
         assert_eq!(value(&Value::scalar("97 'a'"), Some("int"), &cfg).text, "97 'a'");
     }
@@ -420,6 +451,16 @@ mod tests {
         assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
         assert_eq!(type_spelling("struct point"), "point");
         assert_eq!(type_spelling("const struct node *"), "const node*");
+    }
+
+    #[test]
+    fn escapes_and_unavailable_values_compare_alike() {
+        let cfg = NormalizationConfig::default();
+        let c = |t: &str| value(&Value::scalar(t), Some("unsigned char"), &cfg).text;
+        assert_eq!(c("247 '\\367'"), c("'\\xf7'"));
+        assert_eq!(c("0 '\\000'"), "'\\x00'");
+        let u = |t: &str| value(&Value::scalar(t), Some("int"), &cfg).text;
+        assert_eq!(u("<optimized out>"), u("<error: variable not available>"));
     }
 
     #[test]
