@@ -3,7 +3,7 @@
 //! and is it a known, intended policy difference?
 
 use crate::normalize::{self, NormalizationConfig};
-use doppel_core::{DivergenceKind, ExecAction, Output, ProgramState};
+use doppel_core::{DivergenceKind, ExecAction, Output, PauseReason, ProgramState};
 
 /// A difference between the debuggers' outputs for one action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,6 +199,14 @@ pub fn policy(
         // GDB refuses `finish` in the outermost frame and stays; LLDB steps out
         // of main into the C library's start-up code.
         (Some(ExecAction::StepOut), _) if main_only => Some("step_out_of_main".into()),
+        // A step was interrupted by a breakpoint; on resume, LLDB completes
+        // the interrupted step plan (it stops with reason "step"), GDB had
+        // discarded it and runs to the next breakpoint.
+        (Some(ExecAction::Resume), _)
+            if before.reason == PauseReason::Breakpoint && states.iter().any(|s| s.reason == PauseReason::Step) =>
+        {
+            Some("resume_completes_interrupted_step".into())
+        }
         // Stepping off the end of main: one debugger stops in libc's start-up
         // code (with libc debug info), another runs to the exit.
         (
@@ -373,6 +381,30 @@ mod policy_tests {
         let outs = [bp(Some(7)), bp(Some(8))];
         let d = compare(&names, &outs, &cfg, false).unwrap();
         assert_eq!(policy(None, None, &outs, &d), None);
+    }
+
+    #[test]
+    fn a_resume_that_ends_in_a_step_stop_is_a_policy() {
+        let names = vec!["gdb".to_string(), "lldb".to_string()];
+        let cfg = NormalizationConfig::default();
+        let mut before = at(5, &[("classify", 5), ("main", 29)]);
+        if let Output::Paused(s) = &mut before {
+            s.reason = PauseReason::Breakpoint;
+        }
+        let mut lldb = at(28, &[("main", 28)]);
+        if let Output::Paused(s) = &mut lldb {
+            s.reason = PauseReason::Step;
+        }
+        let mut gdb = at(5, &[("classify", 5), ("main", 29)]);
+        if let Output::Paused(s) = &mut gdb {
+            s.reason = PauseReason::Breakpoint;
+        }
+        let outs = [gdb, lldb];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::Resume), &outs, &d).as_deref(),
+            Some("resume_completes_interrupted_step")
+        );
     }
 
     #[test]
