@@ -38,6 +38,9 @@ pub struct NormalizationConfig {
     /// One spelling of unreadable values (`<optimized out>`,
     /// `<error: variable not available>` → `<unavailable>`).
     pub unavailable_values: bool,
+    /// Drop GDB's entry-value pseudo-variables (`argc@entry`), which GDB
+    /// shows in optimized code (DW_OP_entry_value) and LLDB does not.
+    pub entry_values: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
 }
@@ -55,6 +58,7 @@ impl Default for NormalizationConfig {
             char_array_padding: true,
             number_format: true,
             unavailable_values: true,
+            entry_values: true,
         }
     }
 }
@@ -73,6 +77,7 @@ impl NormalizationConfig {
             char_array_padding: false,
             number_format: false,
             unavailable_values: false,
+            entry_values: false,
         }
     }
 
@@ -89,6 +94,7 @@ impl NormalizationConfig {
             ("char_array_padding", self.char_array_padding),
             ("number_format", self.number_format),
             ("unavailable_values", self.unavailable_values),
+            ("entry_values", self.entry_values),
         ]
     }
 
@@ -107,6 +113,7 @@ impl NormalizationConfig {
                 "char_array_padding" => &mut self.char_array_padding,
                 "number_format" => &mut self.number_format,
                 "unavailable_values" => &mut self.unavailable_values,
+                "entry_values" => &mut self.entry_values,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -144,7 +151,12 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
             call_stack.truncate(i + 1);
         }
     }
-    let mut variables: Vec<Variable> = s.variables.iter().map(|v| variable(v, cfg)).collect();
+    let mut variables: Vec<Variable> = s
+        .variables
+        .iter()
+        .filter(|v| !(cfg.entry_values && v.name.ends_with("@entry")))
+        .map(|v| variable(v, cfg))
+        .collect();
     if cfg.variable_order {
         let mut seen = std::collections::HashSet::new();
         variables.retain(|v| seen.insert(v.name.clone()));
@@ -451,6 +463,20 @@ mod tests {
         assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
         assert_eq!(type_spelling("struct point"), "point");
         assert_eq!(type_spelling("const struct node *"), "const node*");
+    }
+
+    #[test]
+    fn gdb_entry_values_are_dropped() {
+        let mut s = ProgramState {
+            location: Location::line("printf.c", 28),
+            reason: PauseReason::Step,
+            call_stack: vec![],
+            variables: vec![var("argc@entry", "int", "1"), var("format", "char *", "0x1")],
+            signal: None,
+        };
+        assert_eq!(state(&s, &NormalizationConfig::default()).variables.len(), 1);
+        s.variables.truncate(1);
+        assert_eq!(state(&s, &NormalizationConfig::none()).variables.len(), 1);
     }
 
     #[test]
