@@ -41,6 +41,8 @@ enum Command {
     Replay(cmd::replay::ReplayArgs),
     /// Write a stand-alone reproducer (program, gdb and lldb command files, run.sh).
     Repro(cmd::repro::ReproArgs),
+    /// Re-judge stored divergences under the current normalization rules and policies.
+    Reclassify(cmd::reclassify::ReclassifyArgs),
     /// Write the HTML report of the stored runs.
     Report(cmd::report::ReportArgs),
     /// List the debugger backends: installed or not, version, protocol, capabilities.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
             Command::Replay(a) => cmd::replay::run(a, &db).await,
             Command::Repro(a) => cmd::repro::run(a, &db).await,
             Command::Report(a) => cmd::report::run(a, &db).await,
+            Command::Reclassify(a) => cmd::reclassify::run(a, &db).await,
             Command::Backends => cmd::backends::run(&settings),
             Command::Bench(a) => cmd::bench::run(a, &settings).await,
         }

@@ -282,6 +282,21 @@ impl Store {
         })
     }
 
+    /// Ids of the divergent runs matching `filter`, in id order.
+    pub async fn divergent_run_ids(&self, filter: &RunFilter) -> anyhow::Result<Vec<i64>> {
+        let (cond, binds) = Self::filter_sql(filter, 1);
+        let sql = format!("SELECT id FROM runs WHERE class_key IS NOT NULL{cond} ORDER BY id");
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in binds {
+            q = q.bind(b);
+        }
+        q.fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get(0).map_err(Into::into))
+            .collect()
+    }
+
     /// Up to `limit` runs of a class, oldest first.
     pub async fn runs_in_class(&self, key: &ClassKey, limit: usize) -> anyhow::Result<Vec<RunSummary>> {
         let rows = sqlx::query(

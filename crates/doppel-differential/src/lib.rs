@@ -6,6 +6,7 @@
 //! - [`normalize`]: switchable rules that make debuggers' renderings comparable;
 //! - [`oracle`]: divergence detection and types (section 3.4), known policies;
 //! - [`campaign`]: many runs over a job pool, stored as they finish;
+//! - [`reclassify`]: re-judging stored runs under the current rules;
 //! - [`repro`]: stand-alone reproducers in each debugger's own command language.
 
 pub mod campaign;
@@ -13,6 +14,7 @@ pub mod config;
 pub mod engine;
 pub mod normalize;
 pub mod oracle;
+pub mod reclassify;
 pub mod repro;
 
 pub use config::{ActionWeights, DiffConfig};
