@@ -41,6 +41,10 @@ pub struct NormalizationConfig {
     /// Drop GDB's entry-value pseudo-variables (`argc@entry`), which GDB
     /// shows in optimized code (DW_OP_entry_value) and LLDB does not.
     pub entry_values: bool,
+    /// Drop pseudo-variables that stand for a message, not a variable:
+    /// lldb-dap lists `<error>` = "no variable information is available in
+    /// debug info for this compile unit" for a frame without variables.
+    pub pseudo_variables: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
 }
@@ -59,6 +63,7 @@ impl Default for NormalizationConfig {
             number_format: true,
             unavailable_values: true,
             entry_values: true,
+            pseudo_variables: true,
         }
     }
 }
@@ -78,6 +83,7 @@ impl NormalizationConfig {
             number_format: false,
             unavailable_values: false,
             entry_values: false,
+            pseudo_variables: false,
         }
     }
 
@@ -95,6 +101,7 @@ impl NormalizationConfig {
             ("number_format", self.number_format),
             ("unavailable_values", self.unavailable_values),
             ("entry_values", self.entry_values),
+            ("pseudo_variables", self.pseudo_variables),
         ]
     }
 
@@ -114,6 +121,7 @@ impl NormalizationConfig {
                 "number_format" => &mut self.number_format,
                 "unavailable_values" => &mut self.unavailable_values,
                 "entry_values" => &mut self.entry_values,
+                "pseudo_variables" => &mut self.pseudo_variables,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -155,6 +163,7 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
         .variables
         .iter()
         .filter(|v| !(cfg.entry_values && v.name.ends_with("@entry")))
+        .filter(|v| !(cfg.pseudo_variables && v.name.starts_with('<') && v.name.ends_with('>')))
         .map(|v| variable(v, cfg))
         .collect();
     if cfg.variable_order {
@@ -471,7 +480,11 @@ mod tests {
             location: Location::line("printf.c", 28),
             reason: PauseReason::Step,
             call_stack: vec![],
-            variables: vec![var("argc@entry", "int", "1"), var("format", "char *", "0x1")],
+            variables: vec![
+                var("argc@entry", "int", "1"),
+                var("format", "char *", "0x1"),
+                var("<error>", "", "no variable information"),
+            ],
             signal: None,
         };
         assert_eq!(state(&s, &NormalizationConfig::default()).variables.len(), 1);
