@@ -45,6 +45,9 @@ pub struct NormalizationConfig {
     /// lldb-dap lists `<error>` = "no variable information is available in
     /// debug info for this compile unit" for a frame without variables.
     pub pseudo_variables: bool,
+    /// Name shadowed variables plainly: lldb-dap calls them `x @ scopes.c:11`;
+    /// with `variable_order`, the first binding of a name is compared.
+    pub shadowed_names: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
 }
@@ -64,6 +67,7 @@ impl Default for NormalizationConfig {
             unavailable_values: true,
             entry_values: true,
             pseudo_variables: true,
+            shadowed_names: true,
         }
     }
 }
@@ -84,6 +88,7 @@ impl NormalizationConfig {
             unavailable_values: false,
             entry_values: false,
             pseudo_variables: false,
+            shadowed_names: false,
         }
     }
 
@@ -102,6 +107,7 @@ impl NormalizationConfig {
             ("unavailable_values", self.unavailable_values),
             ("entry_values", self.entry_values),
             ("pseudo_variables", self.pseudo_variables),
+            ("shadowed_names", self.shadowed_names),
         ]
     }
 
@@ -122,6 +128,7 @@ impl NormalizationConfig {
                 "unavailable_values" => &mut self.unavailable_values,
                 "entry_values" => &mut self.entry_values,
                 "pseudo_variables" => &mut self.pseudo_variables,
+                "shadowed_names" => &mut self.shadowed_names,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -182,7 +189,11 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
 
 fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
     Variable {
-        name: v.name.clone(),
+        name: if cfg.shadowed_names {
+            shadow_suffix(&v.name).to_string()
+        } else {
+            v.name.clone()
+        },
         type_name: v.type_name.as_deref().map(|t| {
             if cfg.type_spelling {
                 type_spelling(t)
@@ -203,7 +214,10 @@ fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
 /// rendered canonically from its members (`{x=1, y=2}`) and its children are
 /// dropped, so that the text alone decides equality.
 pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> Value {
-    if cfg.aggregate_members && !v.children.is_empty() {
+    // A pointer's only member is its pointee (LLDB expands pointers to arrays,
+    // `int (*)[3]`); GDB/MI shows the address. Compare the address.
+    let is_pointer = type_name.is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
+    if cfg.aggregate_members && !v.children.is_empty() && !is_pointer {
         let parts: Vec<String> = v
             .children
             .iter()
@@ -212,7 +226,7 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
     let mut text = v.text.trim().to_string();
-    if cfg.aggregate_members && is_unexpanded_aggregate(&text) {
+    if cfg.aggregate_members && is_unexpanded_aggregate(&text) && !is_pointer {
         // Below the expansion depth: GDB prints the members inline, LLDB a
         // summary (`flags @ 0x7ffe...`). Neither is compared.
         return Value::scalar("{...}");
@@ -302,6 +316,14 @@ fn pointer_format(text: &str) -> String {
     }
     out.push_str(&text[last..]);
     out
+}
+
+/// `x @ scopes.c:11` (lldb-dap's name for a shadowed variable) → `x`.
+fn shadow_suffix(name: &str) -> &str {
+    match name.split_once(" @ ") {
+        Some((n, loc)) if loc.contains(':') => n,
+        _ => name,
+    }
 }
 
 /// An aggregate's rendering without members: GDB's `{a = 1, ...}` or
@@ -472,6 +494,22 @@ mod tests {
         assert_eq!(char_array_padding("'\\000' <repeats 15 times>"), "\"\"");
         assert_eq!(type_spelling("struct point"), "point");
         assert_eq!(type_spelling("const struct node *"), "const node*");
+    }
+
+    #[test]
+    fn shadowed_names_and_pointers_to_arrays_compare_alike() {
+        let cfg = NormalizationConfig::default();
+        assert_eq!(shadow_suffix("x @ scopes.c:11"), "x");
+        assert_eq!(shadow_suffix("x"), "x");
+        let lldb = Value {
+            text: "0x00007fffffffeb80".into(),
+            children: vec![var("[0]", "int", "1")],
+        };
+        let gdb = Value::scalar("0x7fffffffeb80");
+        assert_eq!(
+            value(&lldb, Some("int (*)[3]"), &cfg),
+            value(&gdb, Some("int (*)[3]"), &cfg)
+        );
     }
 
     #[test]

@@ -480,7 +480,9 @@ impl Lldb {
             // only child is its pointee (GDB/MI shows neither): expand only
             // aggregates (structs, unions, arrays).
             let is_string = text.contains('"');
-            let is_pointer = v["type"].as_str().is_some_and(|t| t.trim_end().ends_with('*'));
+            let is_pointer = v["type"]
+                .as_str()
+                .is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
             let children = if child_ref > 0 && depth > 0 && !is_string && !is_pointer {
                 Box::pin(self.variables(child_ref, depth - 1)).await?
             } else {
