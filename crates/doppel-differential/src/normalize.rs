@@ -172,6 +172,9 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
         .filter(|v| !(cfg.entry_values && v.name.ends_with("@entry")))
         .filter(|v| !(cfg.pseudo_variables && v.name.starts_with('<') && v.name.ends_with('>')))
         .map(|v| variable(v, cfg))
+        // A variable that cannot be read tells nothing; GDB omits some that
+        // LLDB lists as unreadable (a block-local without a location yet).
+        .filter(|v| !(cfg.unavailable_values && v.value.text == "<unavailable>"))
         .collect();
     if cfg.variable_order {
         let mut seen = std::collections::HashSet::new();
@@ -245,6 +248,9 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
     if cfg.char_format && type_name.is_some_and(is_char_type) {
         text = char_literal(&text);
     }
+    if cfg.char_format && text.contains('\\') {
+        text = canonical_escapes(&text);
+    }
     if cfg.pointer_format {
         text = pointer_format(&pointer_decoration(&text));
     }
@@ -280,13 +286,53 @@ fn char_literal(text: &str) -> String {
 }
 
 /// One spelling of "this value cannot be read here": GDB `<optimized out>`,
-/// LLDB `<error: variable not available>`, GDB `<unavailable>`.
+/// LLDB `<error: variable not available>` and `<error: no location, value
+/// may have been optimized out>`, GDB `<unavailable>`.
 fn unavailable(text: &str) -> Option<&'static str> {
-    matches!(
+    (matches!(
         text,
         "<optimized out>" | "<unavailable>" | "<error: variable not available>" | "<variable not available>"
-    )
+    ) || text.starts_with("<error: no location"))
     .then_some("<unavailable>")
+}
+
+/// Escapes of non-printable characters in one spelling, `\xHH`: GDB writes
+/// octal (`"\000\320"`), LLDB `\0`, `\xd0` and `\U0000007f`. Named escapes
+/// (`\n`, `\"`) stay.
+fn canonical_escapes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '\\' || i + 1 >= chars.len() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let (radix, start, max) = match chars[i + 1] {
+            '0'..='7' => (8, i + 1, 3),
+            'x' => (16, i + 2, 2),
+            'u' => (16, i + 2, 4),
+            'U' => (16, i + 2, 8),
+            c => {
+                out.push('\\');
+                out.push(c);
+                i += 2;
+                continue;
+            }
+        };
+        let mut end = start;
+        while end < chars.len() && end - start < max && chars[end].is_digit(radix) {
+            end += 1;
+        }
+        let digits: String = chars[start..end].iter().collect();
+        match u32::from_str_radix(&digits, radix) {
+            Ok(n) if n < 0x100 => out.push_str(&format!("\\x{n:02x}")),
+            _ => out.extend(&chars[i..end.max(i + 2)]),
+        }
+        i = end.max(i + 2);
+    }
+    out
 }
 
 /// Strips leading zeros of every `0x...` hexadecimal number in `text`.
@@ -366,6 +412,18 @@ fn char_array_padding(text: &str) -> String {
 /// `char [6]` → `char[6]`, `int *` → `int*`, `struct point` → `point`
 /// (LLDB's DAP adapter drops the tag keyword), collapsed spaces.
 fn type_spelling(t: &str) -> String {
+    // Anonymous aggregates: GDB `struct {...}`, LLDB `(unnamed struct)`.
+    if matches!(
+        t.trim(),
+        "struct {...}"
+            | "union {...}"
+            | "(unnamed struct)"
+            | "(unnamed union)"
+            | "(anonymous struct)"
+            | "(anonymous union)"
+    ) {
+        return "<anonymous>".into();
+    }
     let words: Vec<&str> = t
         .split_whitespace()
         .filter(|w| !matches!(*w, "struct" | "union" | "enum"))
@@ -390,6 +448,15 @@ fn pointer_decoration(text: &str) -> String {
         let rest = t[hex_end..].trim();
         if (rest.starts_with('<') && rest.ends_with('>')) || (rest.starts_with('(') && rest.ends_with(')')) {
             return t[..hex_end].to_string();
+        }
+        // GDB's symbol between a `char *`'s address and its string:
+        // `0x7ffff7ffdad0 <_rtld_global+2736> ""`.
+        if let Some(after) = rest
+            .strip_prefix('<')
+            .and_then(|r| r.split_once("> \""))
+            .map(|(_, s)| s)
+        {
+            return format!("{} \"{after}", &t[..hex_end]);
         }
     }
     t.to_string()
@@ -528,6 +595,21 @@ mod tests {
         assert_eq!(state(&s, &NormalizationConfig::default()).variables.len(), 1);
         s.variables.truncate(1);
         assert_eq!(state(&s, &NormalizationConfig::none()).variables.len(), 1);
+    }
+
+    #[test]
+    fn string_escapes_symbols_and_anonymous_types_compare_alike() {
+        let cfg = NormalizationConfig::default();
+        let v = |t: &str| value(&Value::scalar(t), Some("char[16]"), &cfg).text;
+        assert_eq!(v(r#""\000\000\320\332\377\177""#), v(r#""\0\0\xd0\xda\xff\U0000007f""#));
+        assert_eq!(v(r#""a\nb\"""#), r#""a\nb\"""#);
+        let p = |t: &str| value(&Value::scalar(t), Some("char *"), &cfg).text;
+        assert_eq!(
+            p("0x7ffff7ffdad0 <_rtld_global+2736> \"\""),
+            p("0x00007ffff7ffdad0 \"\"")
+        );
+        assert_eq!(type_spelling("struct {...}"), type_spelling("(unnamed struct)"));
+        assert_eq!(type_spelling("union {...}"), type_spelling("(unnamed union)"));
     }
 
     #[test]
