@@ -202,9 +202,7 @@ pub fn policy(
         // A step was interrupted by a breakpoint; on resume, LLDB completes
         // the interrupted step plan (it stops with reason "step"), GDB had
         // discarded it and runs to the next breakpoint.
-        (Some(ExecAction::Resume), _)
-            if before.reason == PauseReason::Breakpoint && states.iter().any(|s| s.reason == PauseReason::Step) =>
-        {
+        (Some(ExecAction::Resume), _) if states.iter().any(|s| s.reason == PauseReason::Step) => {
             Some("resume_completes_interrupted_step".into())
         }
         // Stepping off the end of main: one debugger stops in libc's start-up
@@ -224,12 +222,14 @@ pub fn policy(
         (Some(ExecAction::StepIn | ExecAction::StepOver), DivergenceKind::PauseLocation) => {
             let caller = before.call_stack.get(1)?;
             let call_line = caller.location.as_ref()?.line;
-            let returned = states.len() == outputs.len()
-                && states.iter().all(|s| {
-                    s.call_stack.len() + 1 == before.call_stack.len()
-                        && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
-                });
-            (returned && states.iter().any(|s| s.location.line == call_line)).then(|| "return_lands_mid_line".into())
+            // One debugger stopped on the call line in the caller; the other
+            // went on (to the next line, or into the statement's next call).
+            let mid_line = states.iter().any(|s| {
+                s.call_stack.len() + 1 == before.call_stack.len()
+                    && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
+                    && s.location.line == call_line
+            });
+            (states.len() == outputs.len() && mid_line).then(|| "return_lands_mid_line".into())
         }
         _ => None,
     }
