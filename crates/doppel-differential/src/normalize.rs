@@ -141,6 +141,9 @@ impl NormalizationConfig {
     }
 }
 
+/// Members compared per aggregate level (the backends read as many).
+pub const MAX_MEMBERS: usize = 64;
+
 /// Returns the normalized copy of an output used for comparison.
 pub fn output(o: &Output, cfg: &NormalizationConfig) -> Output {
     match o {
@@ -221,10 +224,22 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
     // `int (*)[3]`); GDB/MI shows the address. Compare the address.
     let is_pointer = type_name.is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
     if cfg.aggregate_members && !v.children.is_empty() && !is_pointer {
+        // Both backends read at most MAX_MEMBERS members per level (GDB prints
+        // up to 200 elements); an anonymous member is named by its position,
+        // as GDB does (`[1]`), where LLDB leaves the name empty.
         let parts: Vec<String> = v
             .children
             .iter()
-            .map(|c| format!("{}={}", c.name, value(&c.value, c.type_name.as_deref(), cfg).text))
+            .take(MAX_MEMBERS)
+            .enumerate()
+            .map(|(i, c)| {
+                let name = if c.name.is_empty() {
+                    format!("[{i}]")
+                } else {
+                    c.name.clone()
+                };
+                format!("{name}={}", value(&c.value, c.type_name.as_deref(), cfg).text)
+            })
             .collect();
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
@@ -236,6 +251,10 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
     }
     if cfg.number_format {
         text = number_format(&text);
+        // Enum flag sets: GDB `(y | z | unknown: 0x7ffc)`, LLDB `y | z | 0x7ffc`.
+        if text.starts_with('(') && text.ends_with(')') && text.contains(" | ") {
+            text = text[1..text.len() - 1].replace("unknown: ", "");
+        }
     }
     if cfg.unavailable_values {
         if let Some(u) = unavailable(&text) {
@@ -610,6 +629,35 @@ mod tests {
         );
         assert_eq!(type_spelling("struct {...}"), type_spelling("(unnamed struct)"));
         assert_eq!(type_spelling("union {...}"), type_spelling("(unnamed union)"));
+    }
+
+    #[test]
+    fn long_arrays_anonymous_members_and_enum_flags_compare_alike() {
+        let cfg = NormalizationConfig::default();
+        let elems = |n: usize| (0..n).map(|i| var(&format!("[{i}]"), "int", "0")).collect::<Vec<_>>();
+        let gdb = Value {
+            text: "{0 <repeats 100 times>}".into(),
+            children: elems(100),
+        };
+        let lldb = Value {
+            text: "int[100] @ 0x1".into(),
+            children: elems(64),
+        };
+        assert_eq!(
+            value(&gdb, Some("int[100]"), &cfg),
+            value(&lldb, Some("int[100]"), &cfg)
+        );
+        let g = Value {
+            text: "{a = 0, {b = 1}}".into(),
+            children: vec![var("a", "int", "0"), var("[1]", "", "1")],
+        };
+        let l = Value {
+            text: "s @ 0x1".into(),
+            children: vec![var("a", "int", "0"), var("", "", "1")],
+        };
+        assert_eq!(value(&g, Some("s"), &cfg), value(&l, Some("s"), &cfg));
+        let e = |t: &str| value(&Value::scalar(t), Some("E"), &cfg).text;
+        assert_eq!(e("(y | z | unknown: 0x7ffc)"), e("y | z | 0x7ffc"));
     }
 
     #[test]
