@@ -283,6 +283,20 @@ pub fn descendants(root: u32) -> Vec<u32> {
     out
 }
 
+/// Resolves an executable name on `PATH`, or checks a given path (one with
+/// a `/`). `None` when there is no such file.
+pub fn which(program: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(program);
+    if p.components().count() > 1 {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| std::path::Path::new(d).join(program))
+        .find(|c| c.is_file())
+}
+
 /// What a finished command produced.
 #[derive(Debug, Clone)]
 pub struct Completed {

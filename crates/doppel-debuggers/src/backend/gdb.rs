@@ -29,6 +29,7 @@
 //! - Call stacks are read to at most 64 frames (deep recursion would
 //!   otherwise produce megabytes per pause); LLDB's backend uses the same bound.
 
+use super::Fail;
 use crate::protocol::gdbmi::{self, Line, Value as Mi};
 use crate::registry::BackendEntry;
 use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
@@ -82,24 +83,8 @@ struct Session {
     guard: ProcessGuard,
     stdin: ChildStdin,
     lines: mpsc::UnboundedReceiver<String>,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    stderr: super::StderrTail,
     next_token: u64,
-}
-
-enum Fail {
-    Timeout(String),
-    Crash(String),
-    Protocol(String),
-}
-
-impl Fail {
-    fn output(self) -> Output {
-        match self {
-            Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
-            Fail::Crash(d) => Output::failed(FailureKind::Crash, d),
-            Fail::Protocol(d) => Output::failed(FailureKind::Protocol, d),
-        }
-    }
 }
 
 /// The GDB backend. See the module documentation.
@@ -170,23 +155,7 @@ impl Gdb {
                 }
             }
         });
-        let tail = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        if let Some(err) = stderr {
-            let tail = tail.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(err).lines();
-                while let Ok(Some(l)) = lines.next_line().await {
-                    if let Ok(mut t) = tail.lock() {
-                        t.push_str(&l);
-                        t.push('\n');
-                        let excess = t.len().saturating_sub(4096);
-                        if excess > 0 {
-                            t.drain(..excess);
-                        }
-                    }
-                }
-            });
-        }
+        let tail = super::StderrTail::collect(stderr);
         self.session = Some(Session {
             guard,
             stdin,
@@ -227,17 +196,8 @@ impl Gdb {
         let tail = self
             .session
             .as_ref()
-            .and_then(|s| s.stderr.lock().ok().map(|t| t.clone()))
+            .map(|s| s.stderr.last_lines(5))
             .unwrap_or_default();
-        let tail = tail
-            .lines()
-            .rev()
-            .take(5)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n");
         format!(
             "gdb exited {what}{}",
             if tail.is_empty() {
@@ -606,7 +566,7 @@ impl Debugger for Gdb {
         if self.session.is_none() {
             if let Err(f) = self.spawn().await {
                 self.kill();
-                return launch_failure(f);
+                return f.launch();
             }
         }
         self.subject = Some(subject.clone());
@@ -638,7 +598,7 @@ impl Debugger for Gdb {
         ];
         for c in cmds {
             if let Err(f) = self.command(&c).await {
-                return launch_failure(f);
+                return f.launch();
             }
         }
         Output::Finished {
@@ -760,13 +720,6 @@ impl Debugger for Gdb {
 
     fn program_output(&self) -> String {
         std::fs::read_to_string(self.output_file()).unwrap_or_default()
-    }
-}
-
-fn launch_failure(f: Fail) -> Output {
-    match f {
-        Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
-        Fail::Crash(d) | Fail::Protocol(d) => Output::failed(FailureKind::Launch, d),
     }
 }
 

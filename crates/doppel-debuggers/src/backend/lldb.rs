@@ -36,6 +36,7 @@
 //! normalization drops those frames); program output arrives as `output`
 //! events with `\r\n`.
 
+use super::Fail;
 use crate::protocol::dap::{DapClient, DapError};
 use crate::registry::BackendEntry;
 use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
@@ -117,22 +118,6 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     })
 }
 
-enum Fail {
-    Timeout(String),
-    Crash(String),
-    Protocol(String),
-}
-
-impl Fail {
-    fn output(self) -> Output {
-        match self {
-            Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
-            Fail::Crash(d) => Output::failed(FailureKind::Crash, d),
-            Fail::Protocol(d) => Output::failed(FailureKind::Protocol, d),
-        }
-    }
-}
-
 impl From<DapError> for Fail {
     fn from(e: DapError) -> Self {
         match e {
@@ -146,7 +131,7 @@ impl From<DapError> for Fail {
 struct Session {
     guard: ProcessGuard,
     dap: DapClient,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    stderr: super::StderrTail,
 }
 
 async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
@@ -157,22 +142,7 @@ async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, Str
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("adapter pipes missing".into());
     };
-    let tail = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    if let Some(err) = child.stderr.take() {
-        let tail = tail.clone();
-        tokio::spawn(async move {
-            use tokio::io::AsyncBufReadExt;
-            let mut lines = tokio::io::BufReader::new(err).lines();
-            while let Ok(Some(l)) = lines.next_line().await {
-                if let Ok(mut t) = tail.lock() {
-                    t.push_str(&l);
-                    t.push('\n');
-                    let excess = t.len().saturating_sub(4096);
-                    t.drain(..excess);
-                }
-            }
-        });
-    }
+    let tail = super::StderrTail::collect(child.stderr.take());
     let mut dap = DapClient::new(stdin, stdout, cfg.action_timeout);
     dap.request(
         "initialize",
@@ -261,13 +231,12 @@ impl Lldb {
             let tail = self
                 .session
                 .as_ref()
-                .and_then(|s| s.stderr.lock().ok().map(|t| t.clone()))
+                .map(|s| s.stderr.last_lines(5))
                 .unwrap_or_default();
-            let tail: Vec<&str> = tail.lines().rev().take(5).collect();
             let d = if tail.is_empty() {
                 d.clone()
             } else {
-                format!("{d}; stderr: {}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+                format!("{d}; stderr: {tail}")
             };
             self.kill();
             return Fail::Crash(d);
@@ -586,10 +555,7 @@ impl Debugger for Lldb {
         }
         if let Err(f) = self.launch(subject).await {
             self.kill();
-            return match f {
-                Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
-                Fail::Crash(d) | Fail::Protocol(d) => Output::failed(FailureKind::Launch, d),
-            };
+            return f.launch();
         }
         self.spawn_spare();
         Output::Finished {

@@ -3,20 +3,11 @@
 pub mod gdb;
 pub mod lldb;
 
-use std::path::{Path, PathBuf};
+use doppel_core::{FailureKind, Output};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-/// Resolves an executable name on `PATH`, or checks a given path.
-pub(crate) fn which(program: &str) -> Option<PathBuf> {
-    let p = Path::new(program);
-    if p.components().count() > 1 {
-        return p.is_file().then(|| p.to_path_buf());
-    }
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(program))
-        .find(|c| c.is_file())
-}
+pub(crate) use doppel_core::process::which;
 
 /// Gives a debugger (and so the program it starts) a fixed, minimal
 /// environment, the same for every backend: the program's stack layout (and
@@ -46,4 +37,65 @@ pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Option<String> {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+/// How an exchange with a debugger failed; becomes an [`Output::Failed`].
+pub(crate) enum Fail {
+    Timeout(String),
+    Crash(String),
+    Protocol(String),
+}
+
+impl Fail {
+    /// The failure as the output of an action.
+    pub(crate) fn output(self) -> Output {
+        match self {
+            Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
+            Fail::Crash(d) => Output::failed(FailureKind::Crash, d),
+            Fail::Protocol(d) => Output::failed(FailureKind::Protocol, d),
+        }
+    }
+
+    /// The failure as the output of `load`: anything but a timeout is a launch failure.
+    pub(crate) fn launch(self) -> Output {
+        match self {
+            Fail::Timeout(d) => Output::failed(FailureKind::Timeout, d),
+            Fail::Crash(d) | Fail::Protocol(d) => Output::failed(FailureKind::Launch, d),
+        }
+    }
+}
+
+/// The last 4 KiB of a debugger's stderr, collected in the background, for
+/// the detail of a crash.
+#[derive(Clone, Default)]
+pub(crate) struct StderrTail(Arc<Mutex<String>>);
+
+impl StderrTail {
+    /// Starts collecting from `stderr` (nothing if `None`).
+    pub(crate) fn collect(stderr: Option<tokio::process::ChildStderr>) -> Self {
+        let tail = Self::default();
+        if let Some(err) = stderr {
+            let buf = tail.0.clone();
+            tokio::spawn(async move {
+                use tokio::io::AsyncBufReadExt;
+                let mut lines = tokio::io::BufReader::new(err).lines();
+                while let Ok(Some(l)) = lines.next_line().await {
+                    if let Ok(mut t) = buf.lock() {
+                        t.push_str(&l);
+                        t.push('\n');
+                        let excess = t.len().saturating_sub(4096);
+                        t.drain(..excess);
+                    }
+                }
+            });
+        }
+        tail
+    }
+
+    /// The last `n` lines collected so far.
+    pub(crate) fn last_lines(&self, n: usize) -> String {
+        let t = self.0.lock().map(|t| t.clone()).unwrap_or_default();
+        let lines: Vec<&str> = t.lines().collect();
+        lines[lines.len().saturating_sub(n)..].join("\n")
+    }
 }

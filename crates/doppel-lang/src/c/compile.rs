@@ -103,7 +103,7 @@ impl BuildCache {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| "prog.c".into());
-        let compiler = which(&recipe.compiler).ok_or_else(|| BuildError::CompilerMissing {
+        let compiler = process::which(&recipe.compiler).ok_or_else(|| BuildError::CompilerMissing {
             compiler: recipe.compiler.clone(),
         })?;
         let version = compiler_version(&compiler).await;
@@ -195,19 +195,6 @@ fn count_lines(text: &[u8]) -> u32 {
     }
     let n = text.iter().filter(|&&b| b == b'\n').count() as u32;
     if text.ends_with(b"\n") { n } else { n + 1 }
-}
-
-/// Resolves a program name on `PATH` (or checks a path).
-fn which(program: &str) -> Option<PathBuf> {
-    let p = Path::new(program);
-    if p.components().count() > 1 {
-        return p.is_file().then(|| p.to_path_buf());
-    }
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(program))
-        .find(|c| c.is_file())
 }
 
 async fn compiler_version(compiler: &Path) -> String {
