@@ -151,10 +151,10 @@ async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
         let name = name.to_string();
         async move {
             for id in 1..=3 {
-                if let Some(r) = store.run(id).await.unwrap() {
-                    if r.subject.name.ends_with(&name) {
-                        return r.verdict;
-                    }
+                if let Some(r) = store.run(id).await.unwrap()
+                    && r.subject.name.ends_with(&name)
+                {
+                    return r.verdict;
                 }
             }
             panic!("no run for {name}");

@@ -164,10 +164,10 @@ pub fn output(o: &Output, cfg: &NormalizationConfig) -> Output {
 /// Normalizes a program state.
 pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
     let mut call_stack: Vec<Frame> = s.call_stack.clone();
-    if cfg.frames_below_main {
-        if let Some(i) = call_stack.iter().position(|f| f.function == "main") {
-            call_stack.truncate(i + 1);
-        }
+    if cfg.frames_below_main
+        && let Some(i) = call_stack.iter().position(|f| f.function == "main")
+    {
+        call_stack.truncate(i + 1);
     }
     let mut variables: Vec<Variable> = s
         .variables
@@ -256,10 +256,10 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
             text = text[1..text.len() - 1].replace("unknown: ", "");
         }
     }
-    if cfg.unavailable_values {
-        if let Some(u) = unavailable(&text) {
-            text = u.to_string();
-        }
+    if cfg.unavailable_values
+        && let Some(u) = unavailable(&text)
+    {
+        text = u.to_string();
     }
     if cfg.char_array_padding {
         text = char_array_padding(&text);
@@ -294,12 +294,12 @@ fn char_literal(text: &str) -> String {
         _ => text,
     };
     // One spelling of escapes: GDB writes octal (`'\367'`), LLDB hex (`'\xf7'`).
-    if let Some(oct) = lit.strip_prefix("'\\").and_then(|r| r.strip_suffix('\'')) {
-        if oct.len() == 3 && oct.chars().all(|c| ('0'..='7').contains(&c)) {
-            if let Ok(n) = u8::from_str_radix(oct, 8) {
-                return format!("'\\x{n:02x}'");
-            }
-        }
+    if let Some(oct) = lit.strip_prefix("'\\").and_then(|r| r.strip_suffix('\''))
+        && oct.len() == 3
+        && oct.chars().all(|c| ('0'..='7').contains(&c))
+        && let Ok(n) = u8::from_str_radix(oct, 8)
+    {
+        return format!("'\\x{n:02x}'");
     }
     lit.to_string()
 }
@@ -457,10 +457,10 @@ fn type_spelling(t: &str) -> String {
 fn pointer_decoration(text: &str) -> String {
     let mut t = text.trim();
     // GDB's `(type *) 0x...` and `{type} 0x...` prefixes.
-    if let Some(rest) = t.strip_prefix('(').or_else(|| t.strip_prefix('{')) {
-        if let Some((_, v)) = rest.split_once(") 0x").or_else(|| rest.split_once("} 0x")) {
-            t = &t[t.len() - v.len() - 2..];
-        }
+    if let Some(rest) = t.strip_prefix('(').or_else(|| t.strip_prefix('{'))
+        && let Some((_, v)) = rest.split_once(") 0x").or_else(|| rest.split_once("} 0x"))
+    {
+        t = &t[t.len() - v.len() - 2..];
     }
     if let Some(r) = t.strip_prefix("0x") {
         let hex_end = r.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(r.len()) + 2;

@@ -20,12 +20,11 @@ pub fn default_corpus() -> PathBuf {
 /// The build cache directory (next to a SQLite store, else `doppel-out/cache`).
 pub fn cache_dir(db: &str) -> PathBuf {
     let path = db.strip_prefix("sqlite:").unwrap_or(db);
-    if !db.contains("://") || db.starts_with("sqlite:") {
-        if let Some(parent) = Path::new(path.split('?').next().unwrap_or(path)).parent() {
-            if !parent.as_os_str().is_empty() {
-                return parent.join("cache");
-            }
-        }
+    if (!db.contains("://") || db.starts_with("sqlite:"))
+        && let Some(parent) = Path::new(path.split('?').next().unwrap_or(path)).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        return parent.join("cache");
     }
     PathBuf::from("doppel-out/cache")
 }
@@ -66,18 +65,18 @@ pub async fn prepare(
 
 fn subject_name(roots: &[PathBuf], file: &Path) -> String {
     for r in roots {
-        if let Ok(rel) = file.strip_prefix(r) {
-            if !rel.as_os_str().is_empty() {
-                let root = r
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                return if root.is_empty() {
-                    rel.display().to_string()
-                } else {
-                    format!("{root}/{}", rel.display())
-                };
-            }
+        if let Ok(rel) = file.strip_prefix(r)
+            && !rel.as_os_str().is_empty()
+        {
+            let root = r
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return if root.is_empty() {
+                rel.display().to_string()
+            } else {
+                format!("{root}/{}", rel.display())
+            };
         }
     }
     file.file_name()

@@ -230,16 +230,15 @@ impl Gdb {
             Ok(Some(text)) => {
                 self.transcript.push(RawMessage::received(text.clone()));
                 let line = gdbmi::parse_line(&text).map_err(|e| Fail::Protocol(format!("{e}: {text}")))?;
-                if let Line::Async { class, results, .. } = &line {
-                    if class == "thread-group-started" {
-                        if let Some(pid) = results.str("pid").and_then(|p| p.parse::<u32>().ok()) {
-                            self.inferior_pid = Some(pid);
-                            if let Err(e) = self.cfg.limits.apply_to(pid) {
-                                self.transcript.push(RawMessage::received(format!(
-                                    "[doppel] resource limits not applied to {pid}: {e}"
-                                )));
-                            }
-                        }
+                if let Line::Async { class, results, .. } = &line
+                    && class == "thread-group-started"
+                    && let Some(pid) = results.str("pid").and_then(|p| p.parse::<u32>().ok())
+                {
+                    self.inferior_pid = Some(pid);
+                    if let Err(e) = self.cfg.limits.apply_to(pid) {
+                        self.transcript.push(RawMessage::received(format!(
+                            "[doppel] resource limits not applied to {pid}: {e}"
+                        )));
                     }
                 }
                 Ok(line)
@@ -295,10 +294,9 @@ impl Gdb {
         loop {
             if let Line::Async { class, results, .. } =
                 self.next_line(deadline, &format!("'{what}' with a stop")).await?
+                && class == "stopped"
             {
-                if class == "stopped" {
-                    return Ok(results);
-                }
+                return Ok(results);
             }
         }
     }
@@ -563,11 +561,11 @@ impl Debugger for Gdb {
         if !self.cfg.warm || self.session.as_ref().is_none_or(|s| s.lines.is_closed()) {
             self.kill();
         }
-        if self.session.is_none() {
-            if let Err(f) = self.spawn().await {
-                self.kill();
-                return f.launch();
-            }
+        if self.session.is_none()
+            && let Err(f) = self.spawn().await
+        {
+            self.kill();
+            return f.launch();
         }
         self.subject = Some(subject.clone());
         self.breakpoints.clear();

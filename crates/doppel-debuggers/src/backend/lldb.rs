@@ -88,10 +88,10 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
                 .strip_prefix("lldb-dap-")
                 .or_else(|| name.strip_prefix("lldb-vscode-"))
                 .and_then(|v| v.parse::<u32>().ok());
-            if let Some(v) = v {
-                if best.as_ref().is_none_or(|(b, _)| v > *b) {
-                    best = Some((v, e.path()));
-                }
+            if let Some(v) = v
+                && best.as_ref().is_none_or(|(b, _)| v > *b)
+            {
+                best = Some((v, e.path()));
             }
         }
     }
@@ -284,12 +284,11 @@ impl Lldb {
             .take_events("process")
             .first()
             .and_then(|p| p["body"]["systemProcessId"].as_u64())
+            && let Err(e) = self.cfg.limits.apply_to(pid as u32)
         {
-            if let Err(e) = self.cfg.limits.apply_to(pid as u32) {
-                self.transcript.push(RawMessage::received(format!(
-                    "[doppel] resource limits not applied to {pid}: {e}"
-                )));
-            }
+            self.transcript.push(RawMessage::received(format!(
+                "[doppel] resource limits not applied to {pid}: {e}"
+            )));
         }
         Ok(())
     }
@@ -662,13 +661,12 @@ impl Debugger for Lldb {
 
     async fn shutdown(&mut self) {
         self.kill();
-        if let Some(h) = self.spare.take() {
-            if let Ok(Ok(mut s)) = tokio::time::timeout(Duration::from_secs(5), h)
+        if let Some(h) = self.spare.take()
+            && let Ok(Ok(mut s)) = tokio::time::timeout(Duration::from_secs(5), h)
                 .await
                 .unwrap_or(Ok(Err(String::new())))
-            {
-                s.guard.kill_tree();
-            }
+        {
+            s.guard.kill_tree();
         }
     }
 

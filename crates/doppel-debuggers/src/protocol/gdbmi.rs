@@ -431,10 +431,10 @@ mod tests {
         let mut stopped = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let parsed = parse_line(line).unwrap_or_else(|e| panic!("line {}: {e}: {line}", n + 1));
-            if let Line::Async { class, results, .. } = &parsed {
-                if class == "stopped" {
-                    stopped.push(results.str("reason").unwrap_or("").to_string());
-                }
+            if let Line::Async { class, results, .. } = &parsed
+                && class == "stopped"
+            {
+                stopped.push(results.str("reason").unwrap_or("").to_string());
             }
         }
         assert!(stopped.contains(&"breakpoint-hit".to_string()), "{stopped:?}");
