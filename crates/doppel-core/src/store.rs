@@ -8,9 +8,18 @@
 //! Table `runs`: one row per run, with the columns that queries filter and
 //! group on (technique, campaign, subject, seed, verdict, class key and its
 //! parts, debuggers, duration) and the whole [`RunRecord`] as JSON
-//! (`record_json`, traces included). The run key is unique: storing a run
-//! whose key exists replaces the older one (the newest run of the same
-//! inputs wins), which is also what makes `--resume` exact.
+//! (`record_json`, traces included). Seeds are `u64` stored as the `i64`
+//! with the same bit pattern (`BIGINT`); durations are milliseconds
+//! (`REAL`/`DOUBLE PRECISION`), `started_at_ms` milliseconds since the Unix
+//! epoch. Table `doppel_schema` holds the schema version.
+//!
+//! Duplicate keys: the run key is unique, and storing a run whose key exists
+//! *replaces* the stored record and keeps its id (an upsert). Neither an
+//! error nor ignoring the new record fits doppel's callers: `doppel
+//! reclassify` rewrites stored runs through [`Store::insert_run`], and two
+//! machines that happen to run the same inputs store an equivalent record.
+//! `--resume` skips the keys in [`Store::finished_keys`], so a campaign never
+//! writes a key twice on its own.
 
 use crate::model::ClassKey;
 use crate::run::RunRecord;
@@ -25,29 +34,36 @@ use std::path::Path;
 /// Which runs a query looks at. `Default` = all runs.
 #[derive(Debug, Clone, Default)]
 pub struct RunFilter {
+    /// Only runs of this technique (`differential`, ...).
     pub technique: Option<String>,
+    /// Only runs of this campaign.
     pub campaign: Option<String>,
 }
 
 /// An equivalence class and its size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassSummary {
+    /// The class (parsed from the stored `Display` form).
     pub key: ClassKey,
     /// Number of runs in the class.
     pub size: u64,
-    /// Id of the class's first run (an example).
+    /// Id of the class's first run (the smallest id).
     pub first_run: i64,
 }
 
 /// One run, without its traces.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
+    /// Database id (for [`Store::run`]).
     pub id: i64,
+    /// [`crate::Subject::name`].
     pub subject_name: String,
     pub seed: u64,
+    /// The class, for a divergent run; `None` otherwise.
     pub class_key: Option<ClassKey>,
-    /// Verdict name (`divergence`, `program_finished`, ...).
+    /// Verdict name (`divergence`, `program_finished`, ...: [`crate::Verdict::name`]).
     pub verdict: String,
+    /// Wall time of the run, milliseconds.
     pub duration_ms: f64,
 }
 
@@ -56,50 +72,61 @@ pub struct RunSummary {
 pub struct CampaignSummary {
     /// (verdict name, runs), most frequent first.
     pub verdicts: Vec<(String, u64)>,
+    /// Number of runs.
     pub runs: u64,
+    /// Number of runs with verdict `divergence`.
     pub divergences: u64,
+    /// Number of distinct equivalence classes among them.
     pub classes: u64,
-    /// Median wall time of a run, milliseconds (0 without runs).
+    /// Median wall time of a run, milliseconds (mean of the middle two for
+    /// an even count; 0 without runs).
     pub median_duration_ms: f64,
     /// Sum of the runs' wall times, milliseconds.
     pub total_duration_ms: f64,
 }
 
-/// A connection pool to the store.
+/// A connection pool to the store. Cheap to clone (clones share the pool);
+/// safe to use from many tasks at once.
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: AnyPool,
     postgres: bool,
 }
 
-const SCHEMA_VERSION: i64 = 1;
+/// Version of the schema this code creates and reads (table `doppel_schema`).
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Key of the PostgreSQL advisory lock held while the schema is created.
+const SCHEMA_LOCK: i64 = 0x646f_7070_656c; // "doppel"
 
 const COLUMNS: &str = "key, technique, campaign, subject_name, subject_hash, seed, verdict, class_key, \
      divergence, last_action, ast_node, policy, debuggers, duration_ms, started_at_ms, record_json";
 
 impl Store {
-    /// Opens (and creates, if needed) the store at `url`: a file path
-    /// (`doppel-out/doppel.db`), a `sqlite:` URL, or a `postgres://` URL.
+    /// Opens (and creates, if needed) the store at `url`:
+    /// - a file path (`doppel-out/doppel.db`) or a `sqlite:` URL: SQLite,
+    ///   opened with `mode=rwc` unless the URL names a mode; the parent
+    ///   directory is created; WAL journal and a 30 s busy timeout, one pooled
+    ///   connection (SQLite has one writer at a time: this process's writers
+    ///   queue on the pool, other processes wait on the busy timeout);
+    /// - a `postgres://` or `postgresql://` URL: PostgreSQL, up to 8 connections.
     ///
-    /// Errors: the database cannot be reached or created, or has a newer schema.
+    /// Creates the schema if it is missing (under an advisory lock on
+    /// PostgreSQL, so several machines may open one database at once).
+    ///
+    /// Errors: the directory or database cannot be created or reached, or the
+    /// store has a newer schema version than this doppel knows.
     pub async fn open(url: &str) -> anyhow::Result<Store> {
         sqlx::any::install_default_drivers();
         let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
-        let url = if postgres || url.starts_with("sqlite:") {
-            url.to_string()
-        } else {
-            if let Some(parent) = Path::new(url).parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-            }
-            format!("sqlite:{url}?mode=rwc")
-        };
+        let url = if postgres { url.to_string() } else { sqlite_url(url)? };
         let pool = AnyPoolOptions::new()
-            // SQLite allows one writer: one connection serializes this process's
-            // writes; busy_timeout covers other processes on the same file.
             .max_connections(if postgres { 8 } else { 1 })
+            .acquire_timeout(std::time::Duration::from_secs(60))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if !postgres {
+                        // busy_timeout first: switching to WAL may wait for a lock.
                         sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
                         sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
                     }
@@ -132,14 +159,24 @@ impl Store {
             "CREATE INDEX IF NOT EXISTS runs_class ON runs (class_key)".to_string(),
             "CREATE INDEX IF NOT EXISTS runs_campaign ON runs (technique, campaign)".to_string(),
         ];
+        let mut tx = self.pool.begin().await.context("starting the schema transaction")?;
+        if self.postgres {
+            // Concurrent CREATE ... IF NOT EXISTS can still collide on PostgreSQL;
+            // the lock is released at commit. (Wrapped so the row has an int column.)
+            sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS l")
+                .bind(SCHEMA_LOCK)
+                .execute(&mut *tx)
+                .await
+                .context("locking the schema")?;
+        }
         for stmt in ddl {
             sqlx::query(AssertSqlSafe(stmt.clone()))
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await
                 .with_context(|| format!("creating the schema: {stmt}"))?;
         }
         let version: Option<i64> = sqlx::query("SELECT MAX(version) FROM doppel_schema")
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *tx)
             .await?
             .try_get(0)
             .ok()
@@ -148,19 +185,21 @@ impl Store {
             None => {
                 sqlx::query("INSERT INTO doppel_schema (version) VALUES ($1)")
                     .bind(SCHEMA_VERSION)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
             }
             Some(v) if v > SCHEMA_VERSION => {
-                anyhow::bail!("the store has schema version {v}; this doppel knows {SCHEMA_VERSION}")
+                anyhow::bail!("the store has schema version {v}; this doppel knows only up to {SCHEMA_VERSION}")
             }
             Some(_) => {}
         }
+        tx.commit().await.context("committing the schema")?;
         Ok(())
     }
 
-    /// Stores a finished run and returns its id. A run with the same key
-    /// replaces the stored one (and keeps its id).
+    /// Stores a finished run (its `id` field is ignored) and returns its id.
+    /// A run with the same key replaces the stored one and keeps its id (see
+    /// the module docs for why).
     ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
@@ -206,6 +245,8 @@ impl Store {
     }
 
     /// The keys of all stored runs of `technique` (for `--resume`).
+    ///
+    /// Errors: database errors.
     pub async fn finished_keys(&self, technique: &str) -> anyhow::Result<HashSet<String>> {
         let rows = sqlx::query("SELECT key FROM runs WHERE technique = $1")
             .bind(technique.to_string())
@@ -246,7 +287,10 @@ impl Store {
         (conds.iter().map(|c| format!(" AND {c}")).collect(), binds)
     }
 
-    /// The equivalence classes of the divergent runs, largest first.
+    /// The equivalence classes of the divergent runs matching `filter`,
+    /// largest first, then by the key's `Display` form.
+    ///
+    /// Errors: database errors; a stored class key that no longer parses.
     pub async fn classes(&self, filter: &RunFilter) -> anyhow::Result<Vec<ClassSummary>> {
         let (cond, binds) = Self::filter_sql(filter, 1);
         let sql = format!(
@@ -283,6 +327,8 @@ impl Store {
     }
 
     /// Ids of the divergent runs matching `filter`, in id order.
+    ///
+    /// Errors: database errors.
     pub async fn divergent_run_ids(&self, filter: &RunFilter) -> anyhow::Result<Vec<i64>> {
         let (cond, binds) = Self::filter_sql(filter, 1);
         let sql = format!("SELECT id FROM runs WHERE class_key IS NOT NULL{cond} ORDER BY id");
@@ -297,7 +343,9 @@ impl Store {
             .collect()
     }
 
-    /// Up to `limit` runs of a class, oldest first.
+    /// Up to `limit` runs of a class (any technique or campaign), by id.
+    ///
+    /// Errors: database errors.
     pub async fn runs_in_class(&self, key: &ClassKey, limit: usize) -> anyhow::Result<Vec<RunSummary>> {
         let rows = sqlx::query(
             "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1 ORDER BY id LIMIT $2",
@@ -309,8 +357,13 @@ impl Store {
         rows.iter().map(Self::summary_of).collect()
     }
 
-    /// DBDB section 3.4's sampling: classes largest first, one run per class
-    /// per round, `per_class` rounds. Deterministic (by id).
+    /// DBDB section 3.4's sampling: classes largest first (as [`Store::classes`]),
+    /// then round robin: the first run of every class, then the second run of
+    /// every class that has one, ..., `per_class` rounds. Runs within a class
+    /// are taken by id, so the result is deterministic. With classes of sizes
+    /// 3, 2, 1 and `per_class` 2 the order is A1 B1 C1 A2 B2.
+    ///
+    /// Errors: as [`Store::classes`].
     pub async fn sample_round_robin(&self, filter: &RunFilter, per_class: usize) -> anyhow::Result<Vec<RunSummary>> {
         let classes = self.classes(filter).await?;
         let mut per: Vec<Vec<RunSummary>> = Vec::new();
@@ -344,7 +397,10 @@ impl Store {
         Ok(out)
     }
 
-    /// Verdict counts, classes and durations of the runs matching `filter`.
+    /// Verdict counts, classes and durations of the runs matching `filter`
+    /// (all zero when no run matches).
+    ///
+    /// Errors: database errors.
     pub async fn summary(&self, filter: &RunFilter) -> anyhow::Result<CampaignSummary> {
         let (cond, binds) = Self::filter_sql(filter, 1);
         let sql = format!(
@@ -374,7 +430,7 @@ impl Store {
             .iter()
             .map(|r| r.try_get(0))
             .collect::<Result<_, _>>()?;
-        s.median_duration_ms = durations.get(durations.len() / 2).copied().unwrap_or(0.0);
+        s.median_duration_ms = median(&durations);
         s.total_duration_ms = durations.iter().sum();
         s.classes = self.classes(filter).await?.len() as u64;
         Ok(s)
@@ -383,5 +439,66 @@ impl Store {
     /// Whether the store is PostgreSQL.
     pub fn is_postgres(&self) -> bool {
         self.postgres
+    }
+}
+
+/// The median of sorted values (mean of the middle two for an even count); 0 when empty.
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// The sqlx URL for a SQLite store given as a path or a `sqlite:` URL:
+/// `mode=rwc` added unless a mode is given, the parent directory created.
+fn sqlite_url(url: &str) -> anyhow::Result<String> {
+    let (path, query) = match url.strip_prefix("sqlite:") {
+        Some(rest) => {
+            let rest = rest.strip_prefix("//").unwrap_or(rest);
+            match rest.split_once('?') {
+                Some((p, q)) => (p.to_string(), Some(q.to_string())),
+                None => (rest.to_string(), None),
+            }
+        }
+        None => (url.to_string(), None),
+    };
+    anyhow::ensure!(!path.is_empty(), "no SQLite file named in {url:?}");
+    if path != ":memory:"
+        && let Some(parent) = Path::new(&path).parent().filter(|p| !p.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let query = match query {
+        Some(q) if q.split('&').any(|kv| kv.starts_with("mode=")) => q,
+        Some(q) if !q.is_empty() => format!("{q}&mode=rwc"),
+        _ => "mode=rwc".to_string(),
+    };
+    Ok(format!("sqlite:{path}?{query}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_even_and_empty() {
+        assert_eq!(median(&[]), 0.0);
+        assert_eq!(median(&[1.0, 2.0, 9.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), 3.0);
+    }
+
+    #[test]
+    fn sqlite_urls_are_normalized() {
+        assert_eq!(sqlite_url("x.db").unwrap(), "sqlite:x.db?mode=rwc");
+        assert_eq!(sqlite_url("sqlite:x.db").unwrap(), "sqlite:x.db?mode=rwc");
+        assert_eq!(
+            sqlite_url("sqlite://x.db?cache=shared").unwrap(),
+            "sqlite:x.db?cache=shared&mode=rwc"
+        );
+        assert_eq!(sqlite_url("sqlite:x.db?mode=ro").unwrap(), "sqlite:x.db?mode=ro");
+        assert_eq!(sqlite_url("sqlite::memory:").unwrap(), "sqlite::memory:?mode=rwc");
+        assert!(sqlite_url("sqlite:").is_err());
     }
 }

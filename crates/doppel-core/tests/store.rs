@@ -69,8 +69,13 @@ async fn exercise(store: &Store) {
         .await
         .unwrap();
     assert_eq!((s.runs, s.divergences, s.classes), (7, 6, 3));
-    assert_eq!(s.verdicts[0], ("divergence".to_string(), 6));
-    assert!(s.median_duration_ms >= 10.0);
+    assert_eq!(
+        s.verdicts,
+        vec![("divergence".to_string(), 6), ("program_finished".to_string(), 1)]
+    );
+    // Durations are 10 + seed: 10..=15 and 109.
+    assert_eq!(s.median_duration_ms, 13.0);
+    assert_eq!(s.total_duration_ms, 184.0);
     let none = store
         .summary(&RunFilter {
             technique: None,
@@ -78,9 +83,61 @@ async fn exercise(store: &Store) {
         })
         .await
         .unwrap();
-    assert_eq!(none.runs, 0);
+    assert_eq!(none, Default::default());
+    let other_campaign = RunFilter {
+        technique: None,
+        campaign: Some("other".into()),
+    };
+    assert!(store.classes(&other_campaign).await.unwrap().is_empty());
+    assert!(store.sample_round_robin(&other_campaign, 3).await.unwrap().is_empty());
 
-    assert_eq!(store.runs_in_class(&b, 10).await.unwrap().len(), 2);
+    let in_b = store.runs_in_class(&b, 10).await.unwrap();
+    assert_eq!(in_b.iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[3], ids[4]]);
+    assert_eq!(in_b[0].class_key.as_ref(), Some(&b));
+    assert_eq!((in_b[0].verdict.as_str(), in_b[0].seed), ("divergence", 3));
+    assert_eq!(in_b[0].duration_ms, 13.0);
+    assert_eq!(store.runs_in_class(&a, 1).await.unwrap().len(), 1);
+
+    // A seed above i64::MAX survives the BIGINT column and the JSON.
+    let mut big = run("big", "p.c", u64::MAX - 1, Some(c.clone()));
+    big.campaign = "big seeds".into();
+    let id = store.insert_run(&big).await.unwrap();
+    assert_eq!(store.run(id).await.unwrap().unwrap().seed, u64::MAX - 1);
+    let listed = store.runs_in_class(&c, 10).await.unwrap();
+    assert_eq!(listed.last().map(|r| r.seed), Some(u64::MAX - 1));
+}
+
+/// Eight tasks write five runs each through one handle, while a second
+/// handle (another pool on the same database) writes too.
+async fn concurrent_writers(url: &str) {
+    let first = Store::open(url).await.unwrap();
+    let second = Store::open(url).await.unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let s = if i % 4 == 3 { second.clone() } else { first.clone() };
+            tokio::spawn(async move {
+                for j in 0..5 {
+                    let mut r = run(&format!("w{i}-{j}"), "p.c", j, None);
+                    r.campaign = "concurrent".into();
+                    s.insert_run(&r).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(120), t)
+            .await
+            .expect("writers finish within 120 s")
+            .unwrap();
+    }
+    let filter = RunFilter {
+        technique: None,
+        campaign: Some("concurrent".into()),
+    };
+    assert_eq!(first.summary(&filter).await.unwrap().runs, 40);
+    // A fresh handle on the same database sees every row.
+    let other = Store::open(url).await.unwrap();
+    assert_eq!(other.summary(&filter).await.unwrap().runs, 40);
 }
 
 #[tokio::test]
@@ -94,31 +151,51 @@ async fn sqlite_round_trips_classes_samples_and_survives_reopening() {
     }
     // Reopen: nothing lost.
     let store = Store::open(&url).await.unwrap();
-    assert_eq!(store.finished_keys("differential").await.unwrap().len(), 7);
+    assert_eq!(store.finished_keys("differential").await.unwrap().len(), 8);
+    assert_eq!(store.summary(&RunFilter::default()).await.unwrap().classes, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_takes_concurrent_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    concurrent_writers(&dir.path().join("c.db").to_string_lossy()).await;
 }
 
 #[tokio::test]
-async fn sqlite_takes_concurrent_writers() {
+async fn sqlite_urls_get_mode_rwc_and_their_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let url = dir.path().join("c.db").to_string_lossy().into_owned();
-    let store = Store::open(&url).await.unwrap();
-    let tasks: Vec<_> = (0..8)
-        .map(|i| {
-            let s = store.clone();
-            tokio::spawn(async move {
-                for j in 0..5 {
-                    s.insert_run(&run(&format!("w{i}-{j}"), "p.c", j, None)).await.unwrap();
-                }
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    assert_eq!(store.finished_keys("differential").await.unwrap().len(), 40);
-    // A second process-like handle on the same file sees the rows too.
-    let other = Store::open(&url).await.unwrap();
-    assert_eq!(other.summary(&RunFilter::default()).await.unwrap().runs, 40);
+    let path = dir.path().join("a/b/u.db");
+    let store = Store::open(&format!("sqlite://{}", path.display())).await.unwrap();
+    store.insert_run(&run("u", "p.c", 1, None)).await.unwrap();
+    assert!(path.is_file(), "sqlite: URL without mode creates the file");
+    assert!(!store.is_postgres());
+    // An explicit mode is kept: read-only on a missing file fails.
+    let missing = dir.path().join("missing.db");
+    assert!(
+        Store::open(&format!("sqlite:{}?mode=ro", missing.display()))
+            .await
+            .is_err()
+    );
+    assert!(!missing.exists());
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    let url = path.to_string_lossy().into_owned();
+    Store::open(&url).await.unwrap();
+    // Simulate a later doppel: bump the version in the file.
+    let raw = sqlx::SqlitePool::connect(&format!("sqlite:{}", path.display()))
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO doppel_schema (version) VALUES (99)")
+        .execute(&raw)
+        .await
+        .unwrap();
+    raw.close().await;
+    let err = Store::open(&url).await.unwrap_err();
+    assert!(format!("{err:#}").contains("schema version 99"), "{err:#}");
 }
 
 /// A throwaway PostgreSQL cluster in a temporary directory, run as the
@@ -225,4 +302,29 @@ async fn postgres_runs_the_same_code_path() {
     let store = store.expect("connect to the throwaway PostgreSQL");
     assert!(store.is_postgres());
     exercise(&store).await;
+    drop(store);
+    // Reopening finds the schema and the data.
+    let again = Store::open(&url).await.unwrap();
+    assert_eq!(again.finished_keys("differential").await.unwrap().len(), 8);
+    concurrent_writers(&url).await;
+
+    // Several machines opening a fresh database at once: the schema is
+    // created once, under the advisory lock, and nobody fails.
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    sqlx::query("CREATE DATABASE fresh").execute(&admin).await.unwrap();
+    let fresh = format!("postgres://postgres@127.0.0.1:{}/fresh", pg.port);
+    let openers: Vec<_> = (0..4)
+        .map(|_| {
+            let u = fresh.clone();
+            tokio::spawn(async move { Store::open(&u).await.map(|_| ()) })
+        })
+        .collect();
+    for o in openers {
+        o.await.unwrap().expect("concurrent open");
+    }
+    let versions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM doppel_schema")
+        .fetch_one(&sqlx::PgPool::connect(&fresh).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(versions, 1);
 }
