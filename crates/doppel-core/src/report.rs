@@ -5,15 +5,22 @@
 //! resources; templates are minijinja `*.html`, so every value (program
 //! output, variable values: untrusted) is escaped.
 //!
-//! Documented check in a real browser (also run by `tests/report.rs` when
-//! `/usr/bin/chromium` exists):
+//! Files: `index.html` (campaign parameters, tools, verdict counts, the class
+//! table; each class number and size links to its page) and `class-N.html`
+//! for the N-th class of [`ReportInput::classes`] (1-based).
+//!
+//! Documented check in a real browser (run by `tests/report.rs` on both
+//! pages when `/usr/bin/chromium` exists; required when `CI` is set). Look at
+//! the PNG: tables within the window, the divergent row red, values legible:
 //!
 //! ```sh
 //! chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 //!   --disable-background-networking --disable-component-update --disable-sync \
-//!   --user-data-dir=$(mktemp -d) --window-size=1400,1000 \
-//!   --screenshot=/tmp/report.png file://$PWD/doppel-out/report/index.html
+//!   --user-data-dir=$(mktemp -d) --screenshot=/tmp/report.png --window-size=1400,1000 \
+//!   file://$PWD/doppel-out/report/index.html
 //! ```
+//!
+//! (and the same with `class-1.html` for a class page).
 
 mod rows;
 
@@ -30,22 +37,29 @@ use std::path::{Path, PathBuf};
 /// Everything the report shows.
 #[derive(Debug, Clone)]
 pub struct ReportInput {
+    /// Page title and heading.
     pub title: String,
     /// Campaign parameters as (name, value).
     pub parameters: Vec<(String, String)>,
+    /// The tools under test (name, version, protocol, executable).
     pub tools: Vec<ToolInfo>,
+    /// Run counts and durations (from [`crate::store::Store::summary`]).
     pub summary: CampaignSummary,
-    /// Largest first.
+    /// The classes in the order they are listed (largest first, by convention).
     pub classes: Vec<ClassReport>,
 }
 
 /// One equivalence class with sample runs.
 #[derive(Debug, Clone)]
 pub struct ClassReport {
+    /// The class key.
     pub key: ClassKey,
+    /// Number of runs in the class (not only the samples).
     pub size: u64,
     /// A reading of the class (policy difference, bug, normalization gap).
     pub note: Option<String>,
+    /// Runs to show with their traces side by side (with `id` set, for the
+    /// replay and reproducer commands shown next to them).
     pub samples: Vec<RunRecord>,
 }
 
@@ -55,12 +69,15 @@ struct SampleView {
     subject: String,
     seed: u64,
     detail: String,
+    /// `after action 3 (step over)`, empty without a finding.
+    divergence: String,
     debuggers: Vec<String>,
     rows: Vec<Row>,
 }
 
 /// Writes `index.html` and one `class-N.html` per class into `dir`
-/// (created if needed); returns the path of `index.html`.
+/// (created if needed, existing files of those names overwritten); returns
+/// the path of `index.html`. Every value is HTML-escaped.
 ///
 /// Errors: I/O errors, template errors.
 pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
@@ -111,6 +128,11 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
                 subject: r.subject.name.clone(),
                 seed: r.seed,
                 detail: r.verdict.finding().map(|f| f.detail.clone()).unwrap_or_default(),
+                divergence: r
+                    .verdict
+                    .finding()
+                    .map(|f| format!("after action {} ({})", f.action_index, f.last_action))
+                    .unwrap_or_default(),
                 debuggers: r
                     .debuggers
                     .iter()

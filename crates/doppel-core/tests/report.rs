@@ -3,9 +3,11 @@
 
 mod support;
 
-use doppel_core::report::{ClassReport, ReportInput, side_by_side_rows, write_html};
+use doppel_core::process::Sandbox;
+use doppel_core::report::{ClassReport, ReportInput, describe_output, side_by_side_rows, write_html};
 use doppel_core::store::CampaignSummary;
-use doppel_core::{ActionKind, DivergenceKind};
+use doppel_core::*;
+use std::time::Duration;
 use support::*;
 
 fn input() -> ReportInput {
@@ -14,7 +16,10 @@ fn input() -> ReportInput {
     sample.id = Some(41);
     ReportInput {
         title: "doppel test report".into(),
-        parameters: vec![("max actions".into(), "20".into())],
+        parameters: vec![
+            ("max actions".into(), "20".into()),
+            ("campaign".into(), "<script>alert(2)</script>".into()),
+        ],
         tools: vec![tool("gdb"), tool("lldb")],
         summary: CampaignSummary {
             verdicts: vec![("divergence".into(), 5), ("program_finished".into(), 3)],
@@ -27,7 +32,7 @@ fn input() -> ReportInput {
         classes: vec![ClassReport {
             key: k,
             size: 5,
-            note: Some("normalization gap".into()),
+            note: Some("normalization gap <b>".into()),
             samples: vec![sample],
         }],
     }
@@ -67,53 +72,181 @@ fn report_lists_classes_escapes_values_and_highlights_the_divergent_row() {
     let html = std::fs::read_to_string(&index).unwrap();
     assert!(html.contains("pause_location|step_over|for_statement") || html.contains("for_statement"));
     assert!(
-        html.contains(r#"<a href="class-1.html">1</a></td><td class="num">5</td>"#),
+        html.contains(r#"<a href="class-1.html">1</a></td><td class="num"><a href="class-1.html">5</a></td>"#),
         "{html}"
     );
     assert!(html.contains("gdb 1.0") && html.contains("max actions"));
+    assert!(
+        html.contains("8 runs, 5 divergences in 1 equivalence classes"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<script>") && !html.contains("gap <b>"),
+        "values must be escaped"
+    );
+    assert!(html.contains("&lt;script&gt;alert(2)"));
     let page = std::fs::read_to_string(dir.path().join("class-1.html")).unwrap();
-    assert!(!page.contains("<script>alert(1)</script>"), "values must be escaped");
-    assert!(page.contains("&lt;script&gt;"));
+    assert!(!page.contains("<script>"), "values must be escaped: {page}");
+    assert!(page.contains("&lt;script&gt;alert(1)"));
+    assert!(page.contains("Diverged after action 3 (step over)."), "{page}");
+    assert!(page.contains("gdb: paused at p.c:7; lldb: paused at p.c:9"));
+    // Exactly one highlighted row, and it is action 3 with both outputs.
     assert_eq!(page.matches(r#"class="divergent""#).count(), 1);
+    let row = page.split(r#"<tr class="divergent">"#).nth(1).unwrap();
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.starts_with(r#"<td class="num">3</td><td>step over</td>"#), "{row}");
+    assert!(
+        row.contains("paused @ p.c:7") && row.contains("paused @ p.c:9"),
+        "{row}"
+    );
     assert!(page.contains("doppel replay 41"));
 }
 
-/// The documented browser check (see `doppel_core::report`): Chromium renders
-/// the index and a class page to PNG. CI installs chromium.
 #[test]
-fn a_real_browser_renders_the_report() {
-    let chromium = std::path::Path::new("/usr/bin/chromium");
-    assert!(
-        chromium.exists(),
-        "chromium is needed for this check: apt-get install chromium"
+fn rows_handle_failures_finishes_and_traces_of_different_length() {
+    let mut r = run(
+        "k",
+        "p.c",
+        1,
+        Some(class(DivergenceKind::ToolFailure, ActionKind::StepOver, "x")),
     );
+    // gdb finishes at action 3; lldb fails there and its trace has no more.
+    let gdb = &mut r.traces[0].events;
+    gdb[7].kind = EventKind::Output(Output::Finished {
+        exit_code: Some(0),
+        signal: None,
+    });
+    gdb.push(Event {
+        t_ms: 9.0,
+        kind: EventKind::Action(Action::Exec {
+            exec: ExecAction::Resume,
+        }),
+        raw: vec![],
+    });
+    let lldb = &mut r.traces[1].events;
+    lldb[7].kind = EventKind::Output(Output::failed(FailureKind::Timeout, "no answer in 10 s\nmore"));
+    let rows = side_by_side_rows(&r);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(
+        rows[3].outputs,
+        ["finished (exit 0)", "FAILED timeout: no answer in 10 s"]
+    );
+    assert_eq!(rows[4].action, "resume");
+    assert_eq!(rows[4].outputs, ["", ""]);
+    assert!(rows[3].divergent && !rows[4].divergent);
+}
+
+#[test]
+fn describe_output_covers_every_output() {
+    let rejected = Output::BreakpointSet {
+        requested: Location::line("p.c", 2),
+        resolved: None,
+        message: Some("no code".into()),
+    };
+    assert_eq!(describe_output(&rejected), "breakpoint rejected: no code");
+    let same_line = Output::BreakpointSet {
+        requested: Location::line("p.c", 2),
+        resolved: Some(Location {
+            file: "p.c".into(),
+            line: 2,
+            column: Some(5),
+        }),
+        message: None,
+    };
+    assert_eq!(describe_output(&same_line), "breakpoint @ p.c:2:5");
+    assert_eq!(
+        describe_output(&Output::BreakpointRemoved {
+            ok: true,
+            message: None
+        }),
+        "removed"
+    );
+    assert_eq!(
+        describe_output(&Output::BreakpointRemoved {
+            ok: false,
+            message: None
+        }),
+        "not removed"
+    );
+    assert_eq!(
+        describe_output(&Output::Finished {
+            exit_code: None,
+            signal: Some("SIGSEGV".into())
+        }),
+        "finished (SIGSEGV)"
+    );
+    let paused = Output::Paused(ProgramState {
+        location: Location::line("p.c", 13),
+        reason: PauseReason::Breakpoint,
+        call_stack: vec![
+            Frame {
+                function: "square".into(),
+                location: None,
+            },
+            Frame {
+                function: "main".into(),
+                location: None,
+            },
+        ],
+        variables: vec![Variable {
+            name: "i".into(),
+            type_name: Some("int".into()),
+            value: Value::scalar("0"),
+            kind: VariableKind::Argument,
+        }],
+        signal: None,
+    });
+    assert_eq!(describe_output(&paused), "paused @ p.c:13 [square <- main] i=0");
+    assert_eq!(
+        describe_output(&Output::failed(FailureKind::Crash, "gdb died")),
+        "FAILED crash: gdb died"
+    );
+}
+
+/// The documented browser check (see `doppel_core::report`): Chromium renders
+/// the index and a class page to PNG. Runs when `/usr/bin/chromium` exists;
+/// when `CI` is set (CI installs chromium) a missing browser is a failure.
+#[tokio::test]
+async fn a_real_browser_renders_the_report() {
+    let chromium = std::path::Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is needed for this check in CI: apt-get install chromium"
+        );
+        eprintln!("SKIPPED: /usr/bin/chromium is missing (apt-get install chromium)");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     write_html(dir.path(), &input()).unwrap();
     for page in ["index.html", "class-1.html"] {
         let png = dir.path().join(format!("{page}.png"));
         let profile = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1400,1000",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(format!("--screenshot={}", png.display()))
-            .arg(format!("file://{}", dir.path().join(page).display()))
-            .output()
+        let mut cmd = tokio::process::Command::new(chromium);
+        cmd.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1400,1000")
+        .arg(format!("file://{}", dir.path().join(page).display()));
+        // Own process group, whole tree killed on timeout; no network needed.
+        let out = doppel_core::process::run(cmd, Duration::from_secs(90), Sandbox::default())
+            .await
             .unwrap();
+        assert!(!out.timed_out, "{page}: chromium did not finish within 90 s");
         let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
         assert!(
             size > 10_000,
             "{page}: screenshot of {size} bytes; chromium said {}",
-            String::from_utf8_lossy(&out.stderr)
+            out.stderr
         );
         if let Ok(keep) = std::env::var("DOPPEL_KEEP_SCREENSHOTS") {
             std::fs::copy(&png, std::path::Path::new(&keep).join(format!("{page}.png"))).unwrap();

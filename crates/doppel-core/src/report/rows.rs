@@ -1,23 +1,30 @@
 //! Side-by-side rows of a run's traces, shared by the HTML report and
 //! `doppel show`.
 
-use crate::model::{Action, EventKind, Output};
+use crate::model::{Action, EventKind, FailureKind, Output};
 use crate::run::RunRecord;
 use serde::Serialize;
 
 /// One action and each debugger's output for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {
-    /// 0-based action index.
+    /// 0-based action index (the index [`crate::Finding::action_index`] uses).
     pub index: usize,
+    /// The action as text (`step over`, `set breakpoint @ prog.c:12`), from the
+    /// first trace that has an action at this index.
     pub action: String,
-    /// One summary per debugger, in trace order (empty if it gave none).
+    /// One summary per debugger, in trace order ([`describe_output`] of each
+    /// output that followed the action, joined by newlines; empty if the
+    /// debugger gave none or its trace ended earlier).
     pub outputs: Vec<String>,
-    /// The action after which the debuggers diverged.
+    /// Whether this is the action after which the debuggers diverged.
     pub divergent: bool,
 }
 
-/// Pairs each action with the outputs that follow it, per trace.
+/// The side-by-side view of a run: one [`Row`] per action, pairing each
+/// action event of every trace with the output events that follow it until
+/// the next action. As many rows as the longest trace has actions; outputs
+/// before a trace's first action are dropped (there are none in doppel's traces).
 pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
     let divergent = run.verdict.finding().map(|f| f.action_index);
     let per_trace: Vec<Vec<(Action, Vec<&Output>)>> = run
@@ -60,8 +67,12 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
         .collect()
 }
 
-/// A one-paragraph summary of an output, e.g.
-/// `paused @ prog.c:13 [main] i=0 total=0`, `breakpoint @ prog.c:13 (requested 12)`.
+/// A one-line summary of an output for people:
+/// `breakpoint @ prog.c:13 (requested 12)` (after breakpoint sliding),
+/// `breakpoint rejected: <reason>`, `removed`, `not removed: <reason>`,
+/// `paused @ prog.c:13 [square <- main] i=0 total=0` (location, call stack
+/// innermost first, variables of the top frame), `finished (exit 0)`,
+/// `finished (SIGSEGV)`, `FAILED timeout: <first line of the detail>`.
 pub fn describe_output(o: &Output) -> String {
     match o {
         Output::BreakpointSet {
@@ -80,9 +91,10 @@ pub fn describe_output(o: &Output) -> String {
             message.as_deref().unwrap_or("no reason given")
         ),
         Output::BreakpointRemoved { ok: true, .. } => "removed".into(),
-        Output::BreakpointRemoved { ok: false, message } => {
-            format!("not removed: {}", message.as_deref().unwrap_or(""))
-        }
+        Output::BreakpointRemoved { ok: false, message } => match message {
+            Some(m) => format!("not removed: {m}"),
+            None => "not removed".into(),
+        },
         Output::Paused(s) => {
             let stack: Vec<&str> = s.call_stack.iter().map(|f| f.function.as_str()).collect();
             let vars: Vec<String> = s
@@ -102,7 +114,13 @@ pub fn describe_output(o: &Output) -> String {
         Output::Finished { signal: Some(s), .. } => format!("finished ({s})"),
         Output::Finished { .. } => "finished".into(),
         Output::Failed { kind, detail } => {
-            format!("FAILED {kind:?}: {}", detail.lines().next().unwrap_or(""))
+            let kind = match kind {
+                FailureKind::Crash => "crash",
+                FailureKind::Timeout => "timeout",
+                FailureKind::Protocol => "protocol",
+                FailureKind::Launch => "launch",
+            };
+            format!("FAILED {kind}: {}", detail.lines().next().unwrap_or(""))
         }
     }
 }
