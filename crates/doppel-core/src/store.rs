@@ -135,7 +135,7 @@ impl Store {
             })
             .connect(&url)
             .await
-            .with_context(|| format!("connecting to {url}"))?;
+            .with_context(|| format!("connecting to {}", redact_password(&url)))?;
         let store = Store { pool, postgres };
         store.migrate().await?;
         Ok(store)
@@ -442,6 +442,22 @@ impl Store {
     }
 }
 
+/// `url` with the password of its user part (`user:secret@host`) replaced
+/// by `***`, for error messages.
+fn redact_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => match rest[..at].split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
 /// The median of sorted values (mean of the middle two for an even count); 0 when empty.
 fn median(sorted: &[f64]) -> f64 {
     match sorted.len() {
@@ -487,6 +503,16 @@ mod tests {
         assert_eq!(median(&[]), 0.0);
         assert_eq!(median(&[1.0, 2.0, 9.0]), 2.0);
         assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), 3.0);
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact_password("postgres://me:s3cr@t@db:5432/x"),
+            "postgres://me:***@db:5432/x"
+        );
+        assert_eq!(redact_password("postgres://me@db/x"), "postgres://me@db/x");
+        assert_eq!(redact_password("sqlite:a.db?mode=rwc"), "sqlite:a.db?mode=rwc");
     }
 
     #[test]

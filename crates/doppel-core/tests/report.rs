@@ -94,7 +94,10 @@ fn report_lists_classes_escapes_values_and_highlights_the_divergent_row() {
     assert_eq!(page.matches(r#"class="divergent""#).count(), 1);
     let row = page.split(r#"<tr class="divergent">"#).nth(1).unwrap();
     let row = &row[..row.find("</tr>").unwrap()];
-    assert!(row.starts_with(r#"<td class="num">3</td><td>step over</td>"#), "{row}");
+    assert!(
+        row.starts_with(r#"<td class="num">3</td><td class="act">step over</td>"#),
+        "{row}"
+    );
     assert!(
         row.contains("paused @ p.c:7") && row.contains("paused @ p.c:9"),
         "{row}"
