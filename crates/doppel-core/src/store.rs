@@ -157,7 +157,9 @@ impl Store {
                  debuggers TEXT NOT NULL, duration_ms {real} NOT NULL, started_at_ms BIGINT NOT NULL, record_json TEXT NOT NULL)"
             ),
             "CREATE INDEX IF NOT EXISTS runs_class ON runs (class_key)".to_string(),
+            // `technique` alone (finished_keys) and with a campaign; `campaign` alone (reports).
             "CREATE INDEX IF NOT EXISTS runs_campaign ON runs (technique, campaign)".to_string(),
+            "CREATE INDEX IF NOT EXISTS runs_campaign_only ON runs (campaign)".to_string(),
         ];
         let mut tx = self.pool.begin().await.context("starting the schema transaction")?;
         if self.postgres {
