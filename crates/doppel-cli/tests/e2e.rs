@@ -208,3 +208,29 @@ fn backends_lists_gdb_and_lldb_with_versions() {
     assert!(text.contains("GDB/MI 3") && text.contains("DAP"), "{text}");
     assert!(text.contains("GNU gdb") && text.contains("lldb version"), "{text}");
 }
+
+/// The README's main command uses a relative store path (`doppel-out/...`),
+/// so the build cache is relative too: breakpoints must still resolve.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relative_store_path_still_resolves_breakpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("doppel")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("CI", "1")
+        .args(["--db", "out/doppel.db", "diff", "--runs-per-program", "2", "--max-breakpoints", "3"])
+        .arg(corpus("loops.c"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open(dir.path().join("out/doppel.db").to_str().unwrap()).await.unwrap();
+    let mut resolved = 0;
+    for id in 1..=2 {
+        let run = store.run(id).await.unwrap().unwrap();
+        resolved += run.traces[0]
+            .outputs()
+            .filter(|o| matches!(o, doppel_core::Output::BreakpointSet { resolved: Some(_), .. }))
+            .count();
+    }
+    assert!(resolved > 0, "every breakpoint was left pending");
+}

@@ -82,7 +82,18 @@ pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl BuildCache {
     /// A cache rooted at `dir` (created on first build).
+    /// A relative `dir` is made absolute against the current directory: the
+    /// paths in the subjects and in the binaries' debug information must not
+    /// depend on where a debugger runs (a relative cache left every
+    /// breakpoint pending, because `-fdebug-prefix-map` did not match the
+    /// compiler's absolute working directory).
+    /// The directory is created here and canonicalized (no `..`, no
+    /// symbolic links), as the compiler sees its working directory.
     pub fn new(dir: PathBuf) -> Self {
+        let _ = std::fs::create_dir_all(&dir);
+        let dir = std::fs::canonicalize(&dir)
+            .or_else(|_| std::path::absolute(&dir))
+            .unwrap_or(dir);
         Self { dir }
     }
 
@@ -282,6 +293,40 @@ mod tests {
             .await
             .unwrap();
         assert_ne!(o2.hash, s.hash, "flags are part of the key");
+    }
+
+    #[tokio::test]
+    async fn a_relative_cache_directory_still_gives_absolute_paths_in_debug_info() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("rel.c");
+        std::fs::write(&src, "int main(void) {\n  return 0;\n}\n").unwrap();
+        // A relative path that resolves into the temporary directory.
+        let cwd = std::env::current_dir().unwrap();
+        let rel = pathdiff(&d.path().join("relcache"), &cwd);
+        let s = BuildCache::new(rel)
+            .build(&src, "rel.c", &BuildRecipe::default())
+            .await
+            .unwrap();
+        assert!(s.source.is_absolute() && s.binary.as_ref().unwrap().is_absolute());
+        let bin = std::fs::read(s.binary.as_ref().unwrap()).unwrap();
+        assert!(
+            !bin.windows(5).any(|w| w == b".tmp-"),
+            "no temporary path in the debug info"
+        );
+    }
+
+    /// `target` relative to `base` (both absolute), with `..` as needed.
+    fn pathdiff(target: &Path, base: &Path) -> PathBuf {
+        let (t, b): (Vec<_>, Vec<_>) = (target.components().collect(), base.components().collect());
+        let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+        let mut p = PathBuf::new();
+        for _ in common..b.len() {
+            p.push("..");
+        }
+        for c in &t[common..] {
+            p.push(c);
+        }
+        p
     }
 
     #[tokio::test]
