@@ -218,12 +218,22 @@ async fn a_relative_store_path_still_resolves_breakpoints() {
         .unwrap()
         .current_dir(dir.path())
         .env("CI", "1")
-        .args(["--db", "out/doppel.db", "diff", "--runs-per-program", "2", "--max-breakpoints", "3"])
+        .args([
+            "--db",
+            "out/doppel.db",
+            "diff",
+            "--runs-per-program",
+            "2",
+            "--max-breakpoints",
+            "3",
+        ])
         .arg(corpus("loops.c"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let store = Store::open(dir.path().join("out/doppel.db").to_str().unwrap()).await.unwrap();
+    let store = Store::open(dir.path().join("out/doppel.db").to_str().unwrap())
+        .await
+        .unwrap();
     let mut resolved = 0;
     for id in 1..=2 {
         let run = store.run(id).await.unwrap().unwrap();
