@@ -345,18 +345,24 @@ impl Store {
             .collect()
     }
 
-    /// Up to `limit` runs of a class (any technique or campaign), by id.
+    /// Up to `limit` runs of a class among the runs matching `filter`, by id.
     ///
     /// Errors: database errors.
-    pub async fn runs_in_class(&self, key: &ClassKey, limit: usize) -> anyhow::Result<Vec<RunSummary>> {
-        let rows = sqlx::query(
-            "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1 ORDER BY id LIMIT $2",
-        )
-        .bind(key.to_string())
-        .bind(limit as i64)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(Self::summary_of).collect()
+    pub async fn runs_in_class(
+        &self,
+        key: &ClassKey,
+        filter: &RunFilter,
+        limit: usize,
+    ) -> anyhow::Result<Vec<RunSummary>> {
+        let (cond, binds) = Self::filter_sql(filter, 3);
+        let sql = format!(
+            "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1{cond} ORDER BY id LIMIT $2"
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql)).bind(key.to_string()).bind(limit as i64);
+        for b in binds {
+            q = q.bind(b);
+        }
+        q.fetch_all(&self.pool).await?.iter().map(Self::summary_of).collect()
     }
 
     /// DBDB section 3.4's sampling: classes largest first (as [`Store::classes`]),
@@ -370,23 +376,7 @@ impl Store {
         let classes = self.classes(filter).await?;
         let mut per: Vec<Vec<RunSummary>> = Vec::new();
         for c in &classes {
-            let (cond, binds) = Self::filter_sql(filter, 3);
-            let sql = format!(
-                "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1{cond} ORDER BY id LIMIT $2"
-            );
-            let mut q = sqlx::query(AssertSqlSafe(sql))
-                .bind(c.key.to_string())
-                .bind(per_class as i64);
-            for b in binds {
-                q = q.bind(b);
-            }
-            per.push(
-                q.fetch_all(&self.pool)
-                    .await?
-                    .iter()
-                    .map(Self::summary_of)
-                    .collect::<anyhow::Result<_>>()?,
-            );
+            per.push(self.runs_in_class(&c.key, filter, per_class).await?);
         }
         let mut out = Vec::new();
         for round in 0..per_class {

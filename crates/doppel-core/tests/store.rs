@@ -91,19 +91,30 @@ async fn exercise(store: &Store) {
     assert!(store.classes(&other_campaign).await.unwrap().is_empty());
     assert!(store.sample_round_robin(&other_campaign, 3).await.unwrap().is_empty());
 
-    let in_b = store.runs_in_class(&b, 10).await.unwrap();
+    let in_b = store.runs_in_class(&b, &RunFilter::default(), 10).await.unwrap();
+    let other = RunFilter {
+        technique: None,
+        campaign: Some("other".into()),
+    };
+    assert!(
+        store.runs_in_class(&b, &other, 10).await.unwrap().is_empty(),
+        "the filter applies"
+    );
     assert_eq!(in_b.iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[3], ids[4]]);
     assert_eq!(in_b[0].class_key.as_ref(), Some(&b));
     assert_eq!((in_b[0].verdict.as_str(), in_b[0].seed), ("divergence", 3));
     assert_eq!(in_b[0].duration_ms, 13.0);
-    assert_eq!(store.runs_in_class(&a, 1).await.unwrap().len(), 1);
+    assert_eq!(
+        store.runs_in_class(&a, &RunFilter::default(), 1).await.unwrap().len(),
+        1
+    );
 
     // A seed above i64::MAX survives the BIGINT column and the JSON.
     let mut big = run("big", "p.c", u64::MAX - 1, Some(c.clone()));
     big.campaign = "big seeds".into();
     let id = store.insert_run(&big).await.unwrap();
     assert_eq!(store.run(id).await.unwrap().unwrap().seed, u64::MAX - 1);
-    let listed = store.runs_in_class(&c, 10).await.unwrap();
+    let listed = store.runs_in_class(&c, &RunFilter::default(), 10).await.unwrap();
     assert_eq!(listed.last().map(|r| r.seed), Some(u64::MAX - 1));
 }
 

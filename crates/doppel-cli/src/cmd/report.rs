@@ -77,7 +77,7 @@ async fn write_with(
     let mut tools = Vec::new();
     for c in store.classes(filter).await? {
         let mut samples = Vec::new();
-        for r in store.runs_in_class(&c.key, per_class).await? {
+        for r in store.runs_in_class(&c.key, filter, per_class).await? {
             if let Some(rec) = store.run(r.id).await? {
                 if tools.is_empty() {
                     tools = rec.debuggers.clone();
