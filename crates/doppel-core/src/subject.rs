@@ -30,6 +30,16 @@ pub struct Subject {
     /// The executable (C) to run under the debugger, if the language needs one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<PathBuf>,
+    /// Scripts run in the same global scope before `source` (JavaScript: the
+    /// determinism prelude, test262's harness files), each as a classic script
+    /// of its own, so `source` keeps its own line numbers and traces speak of
+    /// them. Empty for C.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prelude: Vec<PathBuf>,
+    /// Scripts run in the same global scope after `source` (JavaScript: the
+    /// `run();` call that starts a SunSpider program). Empty for C.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub epilogue: Vec<PathBuf>,
     /// Content hash of source and build recipe (hex SHA-256).
     pub hash: String,
     /// The build recipe (`gcc -O0 -g`), for reports and reproducers.

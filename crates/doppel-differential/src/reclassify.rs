@@ -139,6 +139,8 @@ mod tests {
                 source_name: "p.c".into(),
                 line_count: 5,
                 binary: None,
+                prelude: Vec::new(),
+                epilogue: Vec::new(),
                 hash: "h".into(),
                 build: "gcc".into(),
             },

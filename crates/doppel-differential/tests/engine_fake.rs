@@ -157,6 +157,8 @@ fn subject() -> Subject {
         source_name: "p.c".into(),
         line_count: 12,
         binary: None,
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
         hash: "h".into(),
         build: "fake".into(),
     }

@@ -118,6 +118,8 @@ pub async fn prepare_one(
                     .unwrap_or_default(),
                 line_count: lines,
                 binary: None,
+                prelude: Vec::new(),
+                epilogue: Vec::new(),
                 hash,
                 build: recipe.to_string(),
             };

@@ -20,6 +20,8 @@ pub fn subject(name: &str) -> Subject {
         source_name: name.into(),
         line_count: 20,
         binary: None,
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
         hash: format!("hash-{name}"),
         build: "gcc -O0 -g".into(),
     }

@@ -53,6 +53,8 @@ pub fn compile(dir: &Path, name: &str, source: &str) -> Subject {
         source_name: name.into(),
         line_count: source.lines().count() as u32,
         binary: Some(bin),
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
         hash: name.into(),
         build: "gcc -O0 -g".into(),
     }

@@ -138,6 +138,8 @@ impl BuildCache {
             source_name: file_name.clone(),
             line_count,
             binary: Some(entry.join("prog")),
+            prelude: Vec::new(),
+            epilogue: Vec::new(),
             hash: key.clone(),
             build: recipe.to_string(),
         };
