@@ -8,7 +8,8 @@
 //! jobs = 2
 //! compiler = "gcc -O0 -g"
 //! db = "doppel-out/doppel.db"
-//! executables = { lldb = "/usr/bin/lldb-dap-19" }
+//! system_debug_info = false   # true: load libc6-dbg's debug info too (slower)
+//! executables = { lldb = "/usr/bin/lldb-dap-22" }
 //!
 //! [diff]            # DBDB Algorithm 1 knobs (doppel_differential::DiffConfig)
 //! breakpoints_per_line = 0.1
@@ -52,7 +53,9 @@ pub struct CampaignSettings {
     pub warm: bool,
     /// Run debuggers (and programs) in a fresh network namespace.
     pub isolate_network: bool,
-    /// Executable per debugger name (`lldb = "/usr/bin/lldb-dap-19"`).
+    /// Let the debuggers load separate debug info of system libraries (libc6-dbg).
+    pub system_debug_info: bool,
+    /// Executable per debugger name (`lldb = "/usr/bin/lldb-dap-22"`).
     pub executables: std::collections::BTreeMap<String, String>,
 }
 
@@ -67,6 +70,7 @@ impl Default for CampaignSettings {
             db: "doppel-out/doppel.db".into(),
             warm: true,
             isolate_network: true,
+            system_debug_info: false,
             executables: Default::default(),
         }
     }

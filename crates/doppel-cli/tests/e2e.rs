@@ -195,7 +195,7 @@ fn a_missing_debugger_is_one_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("lldb is not installed") && err.contains("apt-get install lldb-19"),
+        err.contains("lldb is not installed") && err.contains("apt-get install lldb-22"),
         "{err}"
     );
 }

@@ -123,6 +123,37 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
     })
 }
 
+impl ProcessGuard {
+    /// Opens a TCP connection to `127.0.0.1:port` *as seen by the child*:
+    /// inside its network namespace when it is isolated (the connecting
+    /// thread enters the namespace with `setns`, which needs the same
+    /// privilege that created it), else on the host's loopback. For tools
+    /// that serve clients over TCP from inside the sandbox (an LLDB adapter
+    /// in server mode).
+    ///
+    /// Errors: the namespace cannot be entered, or the connection fails
+    /// within `timeout`.
+    pub fn connect_loopback(&self, port: u16, timeout: std::time::Duration) -> io::Result<std::net::TcpStream> {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        if !self.network_isolated {
+            return std::net::TcpStream::connect_timeout(&addr, timeout);
+        }
+        let ns = std::fs::File::open(format!("/proc/{}/ns/net", self.pid))?;
+        // A thread of its own: the namespace switch applies to the calling
+        // thread only, and that thread ends right after connecting.
+        std::thread::spawn(move || {
+            use std::os::fd::AsRawFd;
+            // SAFETY: setns on a namespace file descriptor we hold open.
+            if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            std::net::TcpStream::connect_timeout(&addr, timeout)
+        })
+        .join()
+        .map_err(|_| io::Error::other("the connecting thread panicked"))?
+    }
+}
+
 /// A command with all three standard streams piped.
 pub fn piped(program: &str) -> Command {
     let mut cmd = Command::new(program);

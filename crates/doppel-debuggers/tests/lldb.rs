@@ -1,4 +1,5 @@
-//! The LLDB backend against real lldb-dap-19 and gcc -O0 -g programs.
+//! The LLDB backend against the real lldb-dap (lldb-dap-22 in CI, server
+//! mode; lldb-dap-19 through a spare adapter) and gcc -O0 -g programs.
 
 mod common;
 
@@ -112,8 +113,22 @@ async fn two_runs_in_a_row_are_independent_and_crashes_are_signals() {
     d.load(&a).await;
     d.set_breakpoint(&Location::line("prog.c", SQUARE_BODY)).await;
     assert_eq!(paused(&d.start().await).location.line, SQUARE_BODY);
+    let first = d.debugger_pid();
     d.reset().await;
     d.load(&b).await;
+    // lldb-dap 20 and later serve every run from one process (server mode).
+    let major: u32 = d
+        .info()
+        .version
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|w| !w.is_empty())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(d.uses_server_mode(), major >= 20, "{:?}", d.info());
+    if d.uses_server_mode() {
+        assert_eq!(d.debugger_pid(), first, "a warm run must reuse the adapter server");
+        assert!(d.capabilities().warm_reuse);
+    }
     let st = d.start().await;
     let st = paused(&st);
     assert_eq!(st.signal.as_deref(), Some("SIGSEGV"));
@@ -121,6 +136,18 @@ async fn two_runs_in_a_row_are_independent_and_crashes_are_signals() {
     assert_eq!(st.location.line, 5);
     let end = d.exec(ExecAction::Resume).await;
     assert!(matches!(end, Output::Finished { .. }), "{end:?}");
+    assert!(d.program_output().contains("before"), "{:?}", d.program_output());
+    d.reset().await;
+    // After a reset nothing of the run is left below the adapter.
+    if let Some(server) = d.debugger_pid() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let left: Vec<String> = doppel_core::process::descendants(server)
+            .iter()
+            .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok())
+            .map(|n| n.trim().to_string())
+            .collect();
+        assert!(!left.iter().any(|n| n == "segv" || n == "prog"), "left: {left:?}");
+    }
     d.shutdown().await;
 }
 
@@ -196,9 +223,30 @@ fn a_missing_adapter_is_not_installed() {
     match Lldb::new(&cfg) {
         Err(BackendError::NotInstalled { name, hint }) => {
             assert_eq!(name, "lldb");
-            assert!(hint.contains("apt-get install lldb-19"), "{hint}");
+            assert!(hint.contains("apt-get install lldb-22"), "{hint}");
         }
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("created a backend for a missing executable"),
     }
+}
+
+#[tokio::test]
+async fn one_warm_adapter_serves_many_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = compile(dir.path(), "prog.c", PROG);
+    let mut d = Lldb::new(&cfg()).unwrap();
+    let mut pids = std::collections::BTreeSet::new();
+    for run in 0..8 {
+        assert!(matches!(d.load(&s).await, Output::Finished { .. }), "run {run}");
+        d.set_breakpoint(&Location::line("prog.c", CALL_LINE)).await;
+        let st = d.start().await;
+        assert_eq!(paused(&st).location.line, CALL_LINE, "run {run}: {st:?}");
+        assert!(matches!(d.exec(ExecAction::StepIn).await.paused(), Some(p) if p.location.line == SQUARE_BODY));
+        pids.insert(d.debugger_pid());
+        d.reset().await;
+    }
+    if d.uses_server_mode() {
+        assert_eq!(pids.len(), 1, "server mode must keep one adapter: {pids:?}");
+    }
+    d.shutdown().await;
 }

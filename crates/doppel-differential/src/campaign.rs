@@ -32,7 +32,7 @@ pub struct CampaignSpec {
     pub jobs: usize,
     /// Skip (subject, seed) runs whose key is already in the store.
     pub resume: bool,
-    /// Executable per debugger name, overriding discovery (`lldb` → `/usr/bin/lldb-dap-19`).
+    /// Executable per debugger name, overriding discovery (`lldb` → `/usr/bin/lldb-dap-22`).
     #[serde(default)]
     pub executables: BTreeMap<String, String>,
 }
@@ -101,7 +101,11 @@ pub struct CampaignStats {
 /// The key of a run's inputs: technique, configuration fingerprint,
 /// debuggers, subject hash and seed.
 pub fn run_key(spec: &CampaignSpec, subject: &Subject, seed: u64) -> String {
-    let fingerprint = serde_json::to_string(&spec.diff).unwrap_or_default();
+    let mut fingerprint = serde_json::to_string(&spec.diff).unwrap_or_default();
+    // What the debuggers see of the system libraries changes the traces.
+    if spec.debugger.system_debug_info {
+        fingerprint.push_str("|system_debug_info");
+    }
     let digest = Sha256::digest(fingerprint.as_bytes());
     format!(
         "{TECHNIQUE}|{}|{}|{}|{seed}",

@@ -43,6 +43,18 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let mut lldb = String::from(
         "# LLDB command file written by `doppel repro`.\n# Run: lldb -b -s repro.lldb\ntarget create ./prog\n",
     );
+    // The run's view of the system libraries: without their separate debug
+    // info unless the campaign asked for it (DebuggerConfig::system_debug_info).
+    if !run.config["debugger"]["system_debug_info"].as_bool().unwrap_or(false) {
+        gdb.insert_str(
+            gdb.find("file ./prog").unwrap_or(gdb.len()),
+            "set debug-file-directory /nonexistent\n",
+        );
+        lldb.insert_str(
+            lldb.find("target create").unwrap_or(lldb.len()),
+            "settings set symbols.enable-external-lookup false\n",
+        );
+    }
     let mut numbers: HashMap<u32, usize> = HashMap::new();
     let mut next_number = 1;
     for (i, a) in actions.iter().enumerate() {
@@ -125,7 +137,7 @@ fn build_command(recipe: &str, name: &str) -> String {
     format!("{recipe} -o prog {name} -lm")
 }
 
-/// The CLI that belongs to the LLDB adapter that ran (`lldb-dap-19` → `lldb-19`).
+/// The CLI that belongs to the LLDB adapter that ran (`lldb-dap-22` → `lldb-22`).
 fn lldb_cli(run: &RunRecord) -> String {
     run.debuggers
         .iter()

@@ -30,6 +30,9 @@ pub enum BenchWhat {
         /// Debuggers.
         #[arg(long, value_delimiter = ',', default_value = "gdb,lldb")]
         debuggers: Vec<String>,
+        /// Let the debuggers load libc6-dbg's debug info (as `diff --system-debug-info`).
+        #[arg(long)]
+        system_debug_info: bool,
     },
 }
 
@@ -68,10 +71,12 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
         programs,
         seeds,
         debuggers,
+        system_debug_info,
     } = a.what;
     let args = super::diff::DiffArgs {
         debuggers: Some(debuggers),
         jobs: Some(1),
+        system_debug_info,
         ..Default::default()
     };
     let mut spec = super::diff::spec(&args, s)?;
@@ -79,9 +84,10 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     let cache = subjects::cache_dir(&s.campaign.db);
     let prepared = subjects::prepare(&[subjects::default_corpus()], &cache, &recipe, Some(programs)).await?;
     println!(
-        "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job)",
+        "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
         prepared.len(),
-        spec.debuggers.join(",")
+        spec.debuggers.join(","),
+        if spec.debugger.system_debug_info { "on" } else { "off" }
     );
     spec.debugger.warm = true;
     let warm = measure(&spec, &prepared, seeds).await?;

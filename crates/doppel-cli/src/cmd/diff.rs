@@ -64,12 +64,17 @@ pub struct DiffArgs {
     /// Switch off normalization rules (comma-separated names, or `all`).
     #[arg(long)]
     pub no_normalize: Option<String>,
-    /// Executable of a debugger, `NAME=PATH` (repeatable), e.g. `lldb=/usr/bin/lldb-dap-19`.
+    /// Executable of a debugger, `NAME=PATH` (repeatable), e.g. `lldb=/usr/bin/lldb-dap-22`.
     #[arg(long = "debugger-path", value_name = "NAME=PATH")]
     pub debugger_paths: Vec<String>,
     /// Start a fresh debugger process for every run (DBDB's way) instead of warm reuse.
     #[arg(long)]
     pub cold: bool,
+    /// Let both debuggers load separate debug info of system libraries
+    /// (libc6-dbg): stepping then enters the C library's sources, and every
+    /// run re-reads that debug info in GDB (much slower).
+    #[arg(long)]
+    pub system_debug_info: bool,
     /// Use at most this many programs.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -126,6 +131,7 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
         sandbox: Sandbox {
             isolate_network: s.campaign.isolate_network,
         },
+        system_debug_info: s.campaign.system_debug_info || a.system_debug_info,
         ..DebuggerConfig::default()
     };
     let mut executables = s.campaign.executables.clone();

@@ -181,6 +181,17 @@ impl Gdb {
         ] {
             self.command(c).await?;
         }
+        if !self.cfg.system_debug_info {
+            // No separate debug files (libc6-dbg): GDB would re-read them on
+            // every run. The binary's own DWARF is in the binary.
+            let dir = self.tmp.path().join("no-debug-files");
+            let _ = std::fs::create_dir_all(&dir);
+            self.command(&format!(
+                "-gdb-set debug-file-directory {}",
+                mi_quote(&dir.to_string_lossy())
+            ))
+            .await?;
+        }
         Ok(())
     }
 

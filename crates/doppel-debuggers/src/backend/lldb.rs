@@ -23,13 +23,31 @@
 //!    inferior) are killed at once; waiting for a clean exit after
 //!    `disconnect` costs 300-500 ms.
 //!
-//! Warm reuse: the protocol allows one launch per adapter. A second `launch`
-//! in the same lldb-dap 19 process after `disconnect` crashes the adapter
-//! (`free(): invalid pointer`), so warm mode instead keeps one *spare*
-//! adapter, started and initialized in the background while the current run
-//! executes; `load` takes it (the ~250 ms start of lldb-dap, mostly its
-//! embedded Python, is off the critical path). `warm = false` starts a fresh
-//! adapter on every `load`, as DBDB's implementation does.
+//! Warm reuse, two ways, chosen by what the adapter can do:
+//! - *Server mode* (lldb-dap 20 and later, `--connection`): one lldb-dap
+//!   process listens on a loopback TCP port (inside the sandbox's network
+//!   namespace; lldb-dap 22 stops accepting on a Unix socket after two or
+//!   three connections) and serves every run over a connection of its own (a fresh DAP session and `SBDebugger` each). LLDB's module
+//!   cache is per process, so the parsed debug info of the C library and of a
+//!   subject seen before is reused. `reset` sends `disconnect
+//!   {terminateDebuggee}`; a hang or crash kills the server, and the next
+//!   `load` starts a new one. The server is also replaced every
+//!   [`SERVER_RECYCLE_SESSIONS`] runs, so a slow leak in the adapter cannot
+//!   grow over a long campaign.
+//! - *Spare adapter* (lldb-dap 19 and older): the protocol allows one launch
+//!   per adapter, and a second `launch` in the same lldb-dap 19 process after
+//!   `disconnect` crashes it (`free(): invalid pointer`). Warm mode then keeps
+//!   one spare adapter, started and initialized in the background while the
+//!   current run executes; `load` takes it (the ~250 ms start of lldb-dap,
+//!   mostly its embedded Python, is off the critical path), but every run
+//!   re-reads the C library's debug info.
+//!
+//! `warm = false` starts a fresh adapter over stdio on every `load`, as
+//! DBDB's implementation does.
+//!
+//! System debug info: unless [`DebuggerConfig::system_debug_info`] is set,
+//! `symbols.enable-external-lookup` is off, so LLDB does not load separate
+//! debug files (libc6-dbg) for the system libraries, as the GDB backend does.
 //!
 //! Quirks: every message has `seq: 0`; the call stack continues below `main`
 //! into libc when libc6-dbg is installed (`__libc_start_call_main`, ...;
@@ -50,12 +68,18 @@ use serde_json::{Value as Json, json};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tokio::io::AsyncBufReadExt;
 use tokio::task::JoinHandle;
 
 /// Frames read per pause.
 pub const MAX_FRAMES: usize = 64;
 /// Members read per aggregate level.
 pub const MAX_CHILDREN: usize = 64;
+/// Runs one adapter server serves before it is replaced.
+pub const SERVER_RECYCLE_SESSIONS: u32 = 500;
+/// Longest wait for a clean `disconnect` at the end of a run in server mode;
+/// after it the server is killed.
+const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The registry entry.
 pub fn entry() -> BackendEntry {
@@ -72,7 +96,7 @@ pub fn entry() -> BackendEntry {
 fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
     let not_found = |what: String| BackendError::NotInstalled {
         name: "lldb".into(),
-        hint: format!("{what}; apt-get install lldb-19"),
+        hint: format!("{what}; apt-get install lldb-22 (or lldb-19)"),
     };
     if let Some(exe) = &cfg.executable {
         return super::which(exe).ok_or_else(|| not_found(format!("'{exe}' not found")));
@@ -103,7 +127,7 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
 
 fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
-    // lldb-dap has no --version; the matching CLI (lldb-19 for lldb-dap-19) does.
+    // The matching CLI (lldb-22 for lldb-dap-22) gives the version.
     let name = exe
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -129,21 +153,42 @@ impl From<DapError> for Fail {
 }
 
 struct Session {
-    guard: ProcessGuard,
+    /// The adapter process of a stdio session; `None` for a connection to the server.
+    guard: Option<ProcessGuard>,
     dap: DapClient,
     stderr: super::StderrTail,
 }
 
-async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
-    let mut cmd = process::piped(&exe.to_string_lossy());
-    super::fixed_environment(&mut cmd);
-    let mut guard = process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    let child = guard.child_mut();
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err("adapter pipes missing".into());
-    };
-    let tail = super::StderrTail::collect(child.stderr.take());
-    let mut dap = DapClient::new(stdin, stdout, cfg.action_timeout);
+/// An adapter in server mode (`lldb-dap --connection listen://127.0.0.1:0`).
+struct Server {
+    guard: ProcessGuard,
+    port: u16,
+    stderr: super::StderrTail,
+    /// Sessions served so far.
+    sessions: u32,
+}
+
+/// Whether the adapter has a server mode (`--connection`, lldb-dap 20+).
+fn has_server_mode(exe: &Path) -> bool {
+    std::process::Command::new(exe)
+        .arg("--help")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--connection"))
+}
+
+/// The commands every launch starts with.
+fn init_commands(cfg: &DebuggerConfig) -> Vec<String> {
+    // The on-disk DWARF index cache spares each fresh adapter re-indexing
+    // debug info (libc's, with libc6-dbg: ~630 → ~470 ms to a breakpoint).
+    let mut c = vec!["settings set symbols.enable-lldb-index-cache true".to_string()];
+    if !cfg.system_debug_info {
+        c.push("settings set symbols.enable-external-lookup false".into());
+    }
+    c
+}
+
+async fn initialize(dap: &mut DapClient) -> Result<(), String> {
     dap.request(
         "initialize",
         json!({"clientID": "doppel", "clientName": "doppel", "adapterID": "lldb", "linesStartAt1": true,
@@ -151,11 +196,93 @@ async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, Str
                "supportsVariableType": true}),
     )
     .await
-    .map_err(|e| format!("initialize: {e}"))?;
+    .map(|_| ())
+    .map_err(|e| format!("initialize: {e}"))
+}
+
+/// A fresh adapter over stdio, initialized.
+async fn start_stdio_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
+    let mut cmd = process::piped(&exe.to_string_lossy());
+    super::fixed_environment(&mut cmd);
+    let mut guard = process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let child = guard.child_mut();
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err("adapter pipes missing".into());
+    };
+    let stderr = super::StderrTail::collect(child.stderr.take());
+    let mut dap = DapClient::new(stdin, stdout, cfg.action_timeout);
+    initialize(&mut dap).await?;
     Ok(Session {
-        guard,
+        guard: Some(guard),
         dap,
-        stderr: tail,
+        stderr,
+    })
+}
+
+/// Starts the adapter in server mode and waits (within the action timeout)
+/// until it listens.
+async fn start_server(exe: &Path, cfg: &DebuggerConfig) -> Result<Server, String> {
+    let mut cmd = process::piped(&exe.to_string_lossy());
+    cmd.args(["--connection", "listen://127.0.0.1:0"]);
+    super::fixed_environment(&mut cmd);
+    let mut guard =
+        process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {} as a server: {e}", exe.display()))?;
+    let child = guard.child_mut();
+    let stderr = super::StderrTail::collect(child.stderr.take());
+    let Some(stdout) = child.stdout.take() else {
+        return Err("adapter stdout missing".into());
+    };
+    // The first line says where it listens (`Listening for:
+    // connection://[127.0.0.1]:PORT`); the rest is drained so that a full
+    // pipe can never block the server.
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let first = tokio::time::timeout(cfg.action_timeout, lines.next_line()).await;
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let line = match first {
+        Ok(Ok(Some(l))) => l,
+        Ok(Ok(None)) => {
+            return Err(format!(
+                "adapter server exited before listening (stderr: {})",
+                stderr.last_lines(5)
+            ));
+        }
+        Ok(Err(e)) => return Err(format!("adapter server stdout: {e}")),
+        Err(_) => return Err(format!("adapter server not listening within {:?}", cfg.action_timeout)),
+    };
+    let port = listening_port(&line).ok_or_else(|| format!("adapter server said {line:?}, not where it listens"))?;
+    Ok(Server {
+        guard,
+        port,
+        stderr,
+        sessions: 0,
+    })
+}
+
+/// `Listening for: connection://[127.0.0.1]:38905` → 38905.
+fn listening_port(line: &str) -> Option<u16> {
+    line.contains("Listening")
+        .then(|| line.trim().rsplit(':').next()?.parse().ok())
+        .flatten()
+}
+
+/// A new session on the server: connect and initialize.
+async fn connect(server: &Server, cfg: &DebuggerConfig) -> Result<Session, String> {
+    let stream = server
+        .guard
+        .connect_loopback(server.port, cfg.action_timeout)
+        .and_then(|s| {
+            s.set_nodelay(true)?;
+            s.set_nonblocking(true)?;
+            tokio::net::TcpStream::from_std(s)
+        })
+        .map_err(|e| format!("connecting to the adapter server on port {}: {e}", server.port))?;
+    let (reader, writer) = stream.into_split();
+    let mut dap = DapClient::new(writer, reader, cfg.action_timeout);
+    initialize(&mut dap).await?;
+    Ok(Session {
+        guard: None,
+        dap,
+        stderr: server.stderr.clone(),
     })
 }
 
@@ -164,8 +291,12 @@ pub struct Lldb {
     info: ToolInfo,
     cfg: DebuggerConfig,
     exe: PathBuf,
+    /// Warm reuse through the adapter's server mode (see the module docs).
+    server_mode: bool,
+    server: Option<Server>,
     session: Option<Session>,
     spare: Option<JoinHandle<Result<Session, String>>>,
+    inferior_pid: Option<u32>,
     transcript: Vec<RawMessage>,
     subject: Option<Subject>,
     lines: BTreeSet<u32>,
@@ -184,9 +315,12 @@ impl Lldb {
         Ok(Self {
             info,
             cfg: cfg.clone(),
+            server_mode: cfg.warm && has_server_mode(&exe),
             exe,
+            server: None,
             session: None,
             spare: None,
+            inferior_pid: None,
             transcript: Vec::new(),
             subject: None,
             lines: BTreeSet::new(),
@@ -196,25 +330,130 @@ impl Lldb {
         })
     }
 
-    /// The pid of the current adapter process, if any (for tests).
+    /// The pid of the adapter process of the current run (the server in
+    /// server mode), if any (for tests).
     pub fn debugger_pid(&self) -> Option<u32> {
-        self.session.as_ref().map(|s| s.guard.pid())
+        self.session
+            .as_ref()
+            .and_then(|s| s.guard.as_ref())
+            .or(self.server.as_ref().map(|s| &s.guard))
+            .map(|g| g.pid())
+    }
+
+    /// Whether runs are served by one adapter in server mode.
+    pub fn uses_server_mode(&self) -> bool {
+        self.server_mode
     }
 
     fn spawn_spare(&mut self) {
-        if self.cfg.warm && self.spare.is_none() {
-            self.spare = Some(tokio::spawn(start_session(self.exe.clone(), self.cfg.clone())));
+        if self.cfg.warm && !self.server_mode && self.spare.is_none() {
+            self.spare = Some(tokio::spawn(start_stdio_session(self.exe.clone(), self.cfg.clone())));
         }
     }
 
+    /// Keeps what the session said for the transcript and the program output.
+    fn drain(&mut self, s: &mut Session) {
+        self.transcript.extend(s.dap.take_transcript());
+        self.output.push_str(&s.dap.program_output);
+        s.dap.program_output.clear();
+    }
+
+    /// Ends the current run at once: kills its adapter, and in server mode the
+    /// server with everything below it (a hung or crashed adapter).
     fn kill(&mut self) {
         if let Some(mut s) = self.session.take() {
-            self.transcript.extend(s.dap.take_transcript());
-            self.output.push_str(&s.dap.program_output);
-            s.guard.kill_tree();
+            self.drain(&mut s);
+            if let Some(mut g) = s.guard.take() {
+                g.kill_tree();
+            }
+        }
+        if let Some(mut server) = self.server.take() {
+            server.guard.kill_tree();
         }
         self.thread = None;
         self.launch_seq = None;
+        self.inferior_pid = None;
+    }
+
+    /// Ends the current run cleanly: a stdio adapter is killed with its tree
+    /// (waiting for its exit costs 300-500 ms); a server session is
+    /// disconnected with `terminateDebuggee`, and the server is killed if it
+    /// does not answer or the program survives.
+    async fn end_session(&mut self) {
+        let Some(mut s) = self.session.take() else {
+            return;
+        };
+        if s.guard.is_some() {
+            self.session = Some(s);
+            self.kill();
+            return;
+        }
+        let bye = tokio::time::timeout(
+            DISCONNECT_TIMEOUT,
+            s.dap.request("disconnect", json!({"terminateDebuggee": true})),
+        )
+        .await;
+        self.drain(&mut s);
+        let server_pid = self.server.as_ref().map(|v| v.guard.pid());
+        let survivor = self
+            .inferior_pid
+            .zip(server_pid)
+            .is_some_and(|(pid, server)| process::descendants(server).contains(&pid));
+        if !matches!(bye, Ok(Ok(_))) || survivor {
+            self.transcript.push(RawMessage::received(format!(
+                "[doppel] adapter server replaced: disconnect {}",
+                match bye {
+                    Ok(Ok(_)) => "left the program running".to_string(),
+                    Ok(Err(e)) => e.to_string(),
+                    Err(_) => format!("not answered within {DISCONNECT_TIMEOUT:?}"),
+                }
+            )));
+            self.kill();
+        }
+        self.thread = None;
+        self.launch_seq = None;
+        self.inferior_pid = None;
+    }
+
+    /// A session for the next run: a connection to the (possibly new) server,
+    /// the spare adapter, or a fresh one.
+    async fn new_session(&mut self) -> Result<Session, String> {
+        if !self.server_mode {
+            return match self.spare.take() {
+                Some(h) => match h.await {
+                    Ok(r) => r,
+                    Err(e) => Err(format!("spare adapter task failed: {e}")),
+                },
+                None => start_stdio_session(self.exe.clone(), self.cfg.clone()).await,
+            };
+        }
+        let stale = match self.server.as_mut() {
+            Some(s) => s.guard.has_exited() || s.sessions >= SERVER_RECYCLE_SESSIONS,
+            None => true,
+        };
+        if stale {
+            if let Some(mut old) = self.server.take() {
+                old.guard.kill_tree();
+            }
+            self.server = Some(start_server(&self.exe, &self.cfg).await?);
+        }
+        let server = self.server.as_mut().ok_or("no adapter server")?;
+        server.sessions += 1;
+        match connect(server, &self.cfg).await {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                // A server that cannot take a session is replaced once.
+                if let Some(mut old) = self.server.take() {
+                    old.guard.kill_tree();
+                }
+                let server = start_server(&self.exe, &self.cfg).await?;
+                let s = connect(&server, &self.cfg)
+                    .await
+                    .map_err(|e2| format!("{e}; with a new server: {e2}"))?;
+                self.server = Some(server);
+                Ok(s)
+            }
+        }
     }
 
     fn dap(&mut self) -> Result<&mut DapClient, Fail> {
@@ -258,13 +497,11 @@ impl Lldb {
             .as_ref()
             .ok_or_else(|| Fail::Protocol(format!("{} has no binary", subject.name)))?;
         let cwd = bin.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
-        let dap = self.dap()?;
-        // The on-disk DWARF index cache spares each fresh adapter re-indexing
-        // libc's debug info (~630 → ~470 ms to a breakpoint).
         let launch = json!({
             "program": bin, "args": [], "cwd": cwd, "stopOnEntry": false, "env": [format!("PWD={cwd}")],
-            "initCommands": ["settings set symbols.enable-lldb-index-cache true"],
+            "initCommands": init_commands(&self.cfg),
         });
+        let dap = self.dap()?;
         let seq = dap.send("launch", Some(launch)).await;
         let seq = seq.map_err(|e| self.fail(e))?;
         self.launch_seq = Some(seq);
@@ -284,7 +521,10 @@ impl Lldb {
             .take_events("process")
             .first()
             .and_then(|p| p["body"]["systemProcessId"].as_u64())
-            && let Err(e) = self.cfg.limits.apply_to(pid as u32)
+            && let Err(e) = {
+                self.inferior_pid = Some(pid as u32);
+                self.cfg.limits.apply_to(pid as u32)
+            }
         {
             self.transcript.push(RawMessage::received(format!(
                 "[doppel] resource limits not applied to {pid}: {e}"
@@ -525,10 +765,14 @@ impl Debugger for Lldb {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             columns: true,
-            warm_reuse: false,
+            warm_reuse: self.server_mode,
             argument_flags: true,
             notes: vec![
-                "one launch per adapter: warm mode keeps an initialized spare adapter".into(),
+                if self.server_mode {
+                    "one adapter in server mode serves every run (module cache shared)".into()
+                } else {
+                    "one launch per adapter (no server mode before lldb-dap 20): warm mode keeps an initialized spare adapter".into()
+                },
                 "arguments flagged through the REPL command `frame variable --no-locals`".into(),
                 format!("call stacks read to {MAX_FRAMES} frames"),
             ],
@@ -536,21 +780,16 @@ impl Debugger for Lldb {
     }
 
     async fn load(&mut self, subject: &Subject) -> Output {
-        self.kill();
+        self.end_session().await;
         self.subject = Some(subject.clone());
         self.lines.clear();
         self.output.clear();
-        let session = match self.spare.take() {
-            Some(h) => match h.await {
-                Ok(Ok(s)) => Ok(s),
-                Ok(Err(e)) => Err(e),
-                Err(e) => Err(format!("spare adapter task failed: {e}")),
-            },
-            None => start_session(self.exe.clone(), self.cfg.clone()).await,
-        };
-        match session {
+        match self.new_session().await {
             Ok(s) => self.session = Some(s),
-            Err(e) => return Output::failed(FailureKind::Launch, e),
+            Err(e) => {
+                self.kill();
+                return Output::failed(FailureKind::Launch, e);
+            }
         }
         if let Err(f) = self.launch(subject).await {
             self.kill();
@@ -653,20 +892,22 @@ impl Debugger for Lldb {
     }
 
     async fn reset(&mut self) {
-        self.kill();
+        self.end_session().await;
         if !self.cfg.warm {
             self.shutdown().await;
         }
     }
 
     async fn shutdown(&mut self) {
+        self.end_session().await;
         self.kill();
         if let Some(h) = self.spare.take()
-            && let Ok(Ok(mut s)) = tokio::time::timeout(Duration::from_secs(5), h)
+            && let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), h)
                 .await
                 .unwrap_or(Ok(Err(String::new())))
+            && let Some(mut g) = s.guard
         {
-            s.guard.kill_tree();
+            g.kill_tree();
         }
     }
 
@@ -690,6 +931,19 @@ impl Debugger for Lldb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_port_is_read_from_its_first_line() {
+        assert_eq!(
+            listening_port("Listening for: connection://[127.0.0.1]:38905"),
+            Some(38905)
+        );
+        assert_eq!(
+            listening_port("Listening for: connection://[127.0.0.1]:38905\r\n"),
+            Some(38905)
+        );
+        assert_eq!(listening_port("error: address in use"), None);
+    }
 
     #[test]
     fn signal_names_are_found_in_lldb_prose() {

@@ -20,8 +20,7 @@ use doppel_core::RawMessage;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStdin, ChildStdout};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -103,9 +102,10 @@ pub fn encode(msg: &Value) -> Vec<u8> {
     out
 }
 
-/// A DAP client over an adapter's stdin and stdout.
+/// A DAP client over a byte stream to an adapter: its stdin and stdout, or
+/// a socket connection to an adapter in server mode.
 pub struct DapClient {
-    stdin: ChildStdin,
+    writer: Box<dyn AsyncWrite + Send + Unpin>,
     rx: mpsc::UnboundedReceiver<Result<Value, String>>,
     seq: i64,
     backlog: VecDeque<Value>,
@@ -117,14 +117,19 @@ pub struct DapClient {
 }
 
 impl DapClient {
-    /// Starts reading frames from `stdout`; every wait lasts at most `timeout`.
-    pub fn new(stdin: ChildStdin, mut stdout: ChildStdout, timeout: Duration) -> Self {
+    /// Starts reading frames from `reader` (the adapter's stdout or a socket);
+    /// requests go to `writer`; every wait lasts at most `timeout`.
+    pub fn new(
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+        mut reader: impl AsyncRead + Send + Unpin + 'static,
+        timeout: Duration,
+    ) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             let mut dec = FrameDecoder::default();
             let mut buf = vec![0u8; 64 * 1024];
             loop {
-                match stdout.read(&mut buf).await {
+                match reader.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
                         for frame in dec.push(&buf[..n]) {
@@ -137,7 +142,7 @@ impl DapClient {
             }
         });
         Self {
-            stdin,
+            writer: Box::new(writer),
             rx,
             seq: 0,
             backlog: VecDeque::new(),
@@ -155,7 +160,7 @@ impl DapClient {
 
     /// Sends a request; returns its `seq`.
     ///
-    /// Errors: [`DapError::Closed`] when the adapter's stdin is gone.
+    /// Errors: [`DapError::Closed`] when the adapter's input is gone.
     pub async fn send(&mut self, command: &str, arguments: Option<Value>) -> Result<i64, DapError> {
         self.seq += 1;
         let mut msg = json!({"seq": self.seq, "type": "request", "command": command});
@@ -170,8 +175,8 @@ impl DapClient {
         self.transcript.push(RawMessage::sent(msg.to_string()));
         let frame = encode(msg);
         let w = async {
-            self.stdin.write_all(&frame).await?;
-            self.stdin.flush().await
+            self.writer.write_all(&frame).await?;
+            self.writer.flush().await
         };
         w.await
             .map_err(|e| DapError::Closed(format!("writing '{}': {e}", msg["command"].as_str().unwrap_or("?"))))
