@@ -251,6 +251,13 @@ pub struct ProgramState {
     /// A signal that caused the pause (`SIGSEGV`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<String>,
+    /// The value the function just stepped out of returned, when the
+    /// debugger reports it (GDB/MI: `return-value` of a `function-finished`
+    /// stop; lldb-dap 22: the `(Return Value)` entry of the locals after a
+    /// step out). Its `name` is `(return)`; `type_name` is known only where
+    /// the debugger gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_value: Option<Variable>,
 }
 
 /// How a tool under test failed.

@@ -198,6 +198,7 @@ fn describe_output_covers_every_output() {
             kind: VariableKind::Argument,
         }],
         signal: None,
+        return_value: None,
     });
     assert_eq!(describe_output(&paused), "paused @ p.c:13 [square <- main] i=0");
     assert_eq!(

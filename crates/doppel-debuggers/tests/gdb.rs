@@ -82,6 +82,14 @@ async fn a_full_session_slides_steps_and_finishes() {
 
     let out = g.exec(ExecAction::StepOut).await;
     assert_eq!(paused(&out).location.line, CALL_LINE);
+    // The step out reports what square(x) returned: x * x.
+    let x: i64 = x.value.text.parse().unwrap();
+    let ret = paused(&out)
+        .return_value
+        .as_ref()
+        .expect("a return value after step out");
+    assert_eq!(ret.value.text, (x * x).to_string(), "{ret:?}");
+    assert!(paused(&out).variables.iter().all(|v| !v.name.contains("Return")));
     let over = g.exec(ExecAction::StepOver).await;
     assert_eq!(paused(&over).call_stack[0].function, "main");
 

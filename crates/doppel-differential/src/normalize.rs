@@ -190,7 +190,32 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
         call_stack,
         variables,
         signal: s.signal.clone(),
+        // Compared by value only: GDB/MI gives no type for it, but renders a
+        // char unmistakably (`97 'a'`).
+        return_value: s.return_value.as_ref().map(|r| {
+            let type_name = r
+                .type_name
+                .as_deref()
+                .or_else(|| looks_like_gdb_char(&r.value.text).then_some("char"));
+            Variable {
+                name: r.name.clone(),
+                type_name: None,
+                value: value(&r.value, type_name, cfg),
+                kind: VariableKind::Unknown,
+            }
+        }),
     }
+}
+
+/// GDB's rendering of a `char`: its code and its literal, `97 'a'`, `-1 '\\377'`.
+fn looks_like_gdb_char(text: &str) -> bool {
+    text.split_once(' ').is_some_and(|(code, lit)| {
+        code.trim_start_matches('-').chars().all(|c| c.is_ascii_digit())
+            && !code.trim_start_matches('-').is_empty()
+            && lit.len() >= 3
+            && lit.starts_with('\'')
+            && lit.ends_with('\'')
+    })
 }
 
 fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
@@ -559,6 +584,7 @@ mod tests {
             call_stack: vec![f("sq"), f("main"), f("__libc_start_call_main"), f("_start")],
             variables: vec![var("y", "int", "1"), var("x", "int", "2"), var("y", "int", "9")],
             signal: None,
+            return_value: None,
         };
         let n = state(&s, &NormalizationConfig::default());
         assert_eq!(n.call_stack.len(), 2);
@@ -610,6 +636,7 @@ mod tests {
                 var("<error>", "", "no variable information"),
             ],
             signal: None,
+            return_value: None,
         };
         assert_eq!(state(&s, &NormalizationConfig::default()).variables.len(), 1);
         s.variables.truncate(1);

@@ -3,7 +3,7 @@
 //! and is it a known, intended policy difference?
 
 use crate::normalize::{self, NormalizationConfig};
-use doppel_core::{DivergenceKind, ExecAction, Output, PauseReason, ProgramState};
+use doppel_core::{DivergenceKind, ExecAction, Output, PauseReason, ProgramState, Variable};
 
 /// A difference between the debuggers' outputs for one action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +101,18 @@ fn stack(s: &ProgramState) -> String {
 fn variables_detail(names: &[String], norm: &[Output]) -> String {
     // Only the bindings that are not the same in every debugger, per debugger.
     let states: Vec<Option<&ProgramState>> = norm.iter().map(Output::paused).collect();
+    let returns: Vec<Option<&Variable>> = states.iter().map(|s| s.and_then(|s| s.return_value.as_ref())).collect();
+    if returns.iter().any(|r| r != &returns[0]) {
+        return names
+            .iter()
+            .zip(&returns)
+            .map(|(n, r)| match r {
+                Some(v) => format!("{n}: returned {}", v.value.text),
+                None => format!("{n}: no return value"),
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+    }
     let mut differing: Vec<&str> = Vec::new();
     for s in states.iter().flatten() {
         for v in &s.variables {
@@ -151,7 +163,7 @@ fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
                 .ne(y.call_stack.iter().map(|f| &f.function))
             {
                 Some(DivergenceKind::CallStack)
-            } else if x.variables != y.variables {
+            } else if x.variables != y.variables || x.return_value != y.return_value {
                 Some(DivergenceKind::Variables)
             } else {
                 None
@@ -261,11 +273,43 @@ mod tests {
                 })
                 .collect(),
             signal: None,
+            return_value: None,
         })
     }
 
     fn names() -> Vec<String> {
         vec!["gdb".into(), "lldb".into()]
+    }
+
+    #[test]
+    fn return_values_are_compared_after_normalization() {
+        let cfg = NormalizationConfig::default();
+        let with = |text: &str, type_name: Option<&str>| {
+            let mut o = paused(5, &["main"], &[("i", "0")]);
+            if let Output::Paused(s) = &mut o {
+                s.return_value = Some(Variable {
+                    name: "(return)".into(),
+                    type_name: type_name.map(str::to_string),
+                    value: Value::scalar(text),
+                    kind: VariableKind::Unknown,
+                });
+            }
+            o
+        };
+        // GDB gives no type, LLDB does: the same value agrees.
+        let same = [with("97 'a'", None), with("'a'", Some("char"))];
+        assert_eq!(compare(&names(), &same, &cfg, false), None);
+        let d = compare(&names(), &[with("6", None), with("7", Some("int"))], &cfg, false).unwrap();
+        assert_eq!(d.kind, DivergenceKind::Variables);
+        assert_eq!(d.detail, "gdb: returned 6; lldb: returned 7");
+        let d = compare(
+            &names(),
+            &[with("6", None), paused(5, &["main"], &[("i", "0")])],
+            &cfg,
+            false,
+        )
+        .unwrap();
+        assert_eq!(d.detail, "gdb: returned 6; lldb: no return value");
     }
 
     #[test]
@@ -363,6 +407,7 @@ mod policy_tests {
                 .collect(),
             variables: vec![],
             signal: None,
+            return_value: None,
         })
     }
 

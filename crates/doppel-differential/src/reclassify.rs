@@ -102,6 +102,7 @@ mod tests {
                 kind: VariableKind::Local,
             }],
             signal: None,
+            return_value: None,
         })
     }
 

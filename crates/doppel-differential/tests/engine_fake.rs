@@ -77,6 +77,7 @@ impl Fake {
             }],
             variables: vec![],
             signal: None,
+            return_value: None,
         })
     }
 

@@ -42,6 +42,7 @@ fn paused(line: u32, value: &str) -> Output {
             kind: VariableKind::Local,
         }],
         signal: None,
+        return_value: None,
     })
 }
 

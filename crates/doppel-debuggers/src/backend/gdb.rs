@@ -354,7 +354,18 @@ impl Gdb {
                     _ => (PauseReason::Other, None),
                 };
                 match self.state(why, signal).await {
-                    Ok(s) => Output::Paused(s),
+                    Ok(mut s) => {
+                        s.return_value = stop.str("return-value").map(|text| Variable {
+                            name: "(return)".into(),
+                            type_name: None,
+                            value: Value {
+                                text: text.to_string(),
+                                children: Vec::new(),
+                            },
+                            kind: VariableKind::Unknown,
+                        });
+                        Output::Paused(s)
+                    }
                     Err(f) => f.output(),
                 }
             }
@@ -436,6 +447,7 @@ impl Gdb {
             call_stack,
             variables,
             signal,
+            return_value: None,
         })
     }
 }

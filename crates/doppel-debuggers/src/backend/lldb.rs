@@ -665,6 +665,12 @@ impl Lldb {
             location,
             reason,
             call_stack,
+            return_value: variables.iter().position(|v| v.name == "(Return Value)").map(|i| {
+                let mut r = variables.remove(i);
+                r.name = "(return)".into();
+                r.kind = VariableKind::Unknown;
+                r
+            }),
             variables,
             signal,
         })
