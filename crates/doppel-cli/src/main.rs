@@ -53,7 +53,10 @@ enum Command {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG")
+                .unwrap_or_else(|_| "warn,sqlx::query=error".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();

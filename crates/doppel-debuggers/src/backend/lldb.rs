@@ -393,17 +393,21 @@ impl Lldb {
             s.dap.request("disconnect", json!({"terminateDebuggee": true})),
         )
         .await;
+        // Let the adapter close the connection: closing it first kills
+        // lldb-dap 22's server with SIGPIPE (see DapClient::drain_until_closed).
+        let closed = matches!(bye, Ok(Ok(_))) && s.dap.drain_until_closed(DISCONNECT_TIMEOUT).await;
         self.drain(&mut s);
         let server_pid = self.server.as_ref().map(|v| v.guard.pid());
         let survivor = self
             .inferior_pid
             .zip(server_pid)
             .is_some_and(|(pid, server)| process::descendants(server).contains(&pid));
-        if !matches!(bye, Ok(Ok(_))) || survivor {
+        if !closed || survivor {
             self.transcript.push(RawMessage::received(format!(
                 "[doppel] adapter server replaced: disconnect {}",
                 match bye {
-                    Ok(Ok(_)) => "left the program running".to_string(),
+                    Ok(Ok(_)) if survivor => "left the program running".to_string(),
+                    Ok(Ok(_)) => format!("answered, but the connection stayed open for {DISCONNECT_TIMEOUT:?}"),
                     Ok(Err(e)) => e.to_string(),
                     Err(_) => format!("not answered within {DISCONNECT_TIMEOUT:?}"),
                 }
@@ -799,7 +803,23 @@ impl Debugger for Lldb {
         }
         if let Err(f) = self.launch(subject).await {
             self.kill();
-            return f.launch();
+            // A server that died during the launch of a new session may have
+            // been hurt by an earlier one: one retry on a fresh server, and
+            // the transcript says so. A second failure is this run's.
+            if !(self.server_mode && matches!(f, Fail::Crash(_))) {
+                return f.launch();
+            }
+            self.transcript.push(RawMessage::received(
+                "[doppel] the adapter server died during launch; retrying once on a new server",
+            ));
+            match self.new_session().await {
+                Ok(s) => self.session = Some(s),
+                Err(e) => return Output::failed(FailureKind::Launch, e),
+            }
+            if let Err(f) = self.launch(subject).await {
+                self.kill();
+                return f.launch();
+            }
         }
         self.spawn_spare();
         Output::Finished {

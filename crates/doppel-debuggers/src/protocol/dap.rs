@@ -289,11 +289,61 @@ impl DapClient {
     pub fn clear_backlog(&mut self) {
         self.backlog.clear();
     }
+
+    /// Reads (and keeps for the transcript) whatever the adapter still sends
+    /// until it closes the stream, for at most `timeout`. Returns whether it
+    /// closed. After `disconnect`, an adapter in server mode still writes
+    /// events; closing the connection under it first makes lldb-dap 22 die
+    /// of SIGPIPE, taking every later session with it.
+    pub async fn drain_until_closed(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while !self.closed {
+            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Err(_) => return false,
+                Ok(None) => self.closed = true,
+                Ok(Some(Ok(msg))) => {
+                    self.transcript.push(RawMessage::received(msg.to_string()));
+                    self.backlog.push_back(msg);
+                }
+                Ok(Some(Err(e))) => self.transcript.push(RawMessage::received(format!("[malformed] {e}"))),
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn after_disconnect_the_client_reads_until_the_adapter_closes() {
+        let (client_side, mut adapter_side) = tokio::io::duplex(4096);
+        let (r, w) = tokio::io::split(client_side);
+        let mut dap = DapClient::new(w, r, Duration::from_secs(2));
+        tokio::spawn(async move {
+            // The adapter answers, then keeps writing events for a while
+            // before it closes its end.
+            adapter_side
+                .write_all(&encode(&json!({"type": "response", "request_seq": 1, "success": true})))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            adapter_side
+                .write_all(&encode(&json!({"type": "event", "event": "terminated"})))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        });
+        dap.request("disconnect", json!({})).await.unwrap();
+        assert!(dap.drain_until_closed(Duration::from_secs(2)).await);
+        assert!(dap.take_transcript().iter().any(|m| m.text.contains("terminated")));
+        // A peer that never closes: the wait ends at the timeout.
+        let (client_side, _keep_open) = tokio::io::duplex(4096);
+        let (r, w) = tokio::io::split(client_side);
+        let mut dap = DapClient::new(w, r, Duration::from_secs(2));
+        assert!(!dap.drain_until_closed(Duration::from_millis(100)).await);
+    }
 
     #[test]
     fn frames_split_at_odd_places_are_reassembled() {
