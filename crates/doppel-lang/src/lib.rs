@@ -6,3 +6,4 @@
 //! JavaScript (oxc) joins here as `js` with the JavaScript debuggers.
 
 pub mod c;
+pub mod js;
