@@ -75,11 +75,9 @@ pub fn determinism_prelude() -> String {
 mod tests {
     use super::*;
     use crate::js::syntax_errors;
-    use std::process::Command;
 
-    /// Runs `scripts` (file name, source) as classic scripts in one global
-    /// under node, as the node backend does; returns (exit code, stdout,
-    /// stderr).
+    /// Writes `scripts` (file name, source) to a temporary directory and
+    /// runs them under node in one global.
     fn run_node(scripts: &[(&str, &str)]) -> (Option<i32>, String, String) {
         let d = tempfile::tempdir().unwrap();
         let paths: Vec<_> = scripts
@@ -90,23 +88,8 @@ mod tests {
                 p
             })
             .collect();
-        let out = Command::new("node")
-            .env("TZ", "UTC")
-            .arg("-e")
-            .arg(RUN_SCRIPTS)
-            .args(&paths)
-            .output()
-            .expect("node is installed");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        crate::js::testutil::run_node(&paths)
     }
-
-    /// node: run each file named on the command line as a classic script.
-    pub(crate) const RUN_SCRIPTS: &str = "const fs = require('fs'), vm = require('vm');\
-        for (const f of process.argv.slice(1)) vm.runInThisContext(fs.readFileSync(f, 'utf8'), { filename: f });";
 
     const PROBE: &str = r#"
 var t0 = Date.now();
