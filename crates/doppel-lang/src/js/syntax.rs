@@ -488,6 +488,30 @@ if (a > 0)
     }
 
     #[test]
+    fn regexes_continued_strings_and_hashbangs() {
+        let src = "#!/usr/bin/env node\nvar re = /a\\/b/g;\nvar s = \"one \\\n  two \\\n  three\";\nvar n = (1 +\n  2);\nvar o = {\n  [k]: 1,\n  m() {},\n};\n";
+        let (s, d) = dump(src);
+        let got: Vec<&str> = (1..=s.line_count()).map(|l| s.node_type(l)).collect();
+        assert_eq!(
+            got,
+            [
+                ROOT, // a hashbang is not a token
+                "VariableDeclaration",
+                "VariableDeclaration",
+                ROOT,                  // inside a string continued with a backslash: no token starts here
+                "VariableDeclaration", // the string's end: only `;` starts here
+                "VariableDeclaration",
+                "VariableDeclaration", // `2);`: the parentheses are not an ESTree node
+                "VariableDeclaration",
+                "ObjectExpression", // a property with its comma
+                "ObjectExpression",
+                "VariableDeclaration",
+            ],
+            "{d}"
+        );
+    }
+
+    #[test]
     fn syntax_errors_come_from_the_parser_and_the_semantic_checker() {
         assert!(syntax_errors("var x = 1;\nfunction f(a, b) { return a + b; }\n").is_empty());
         let parse = syntax_errors("var x = ;\n");
