@@ -12,9 +12,10 @@
 //!   then test262's `harness/assert.js` and `harness/sta.js`, then the
 //!   frontmatter's `includes`, from the `harness/` directory of the test262
 //!   checkout the test is in (none of the harness with the `raw` flag).
-//!   Tests that cannot run unmodified as a sloppy classic script
-//!   (`onlyStrict`, `module`, `async`, parse-phase `negative`) are refused
-//!   with [`JsSubjectError::Unsupported`];
+//!   Tests that cannot run unmodified as a sloppy classic script in node
+//!   (`onlyStrict`, `module`, `async`, `CanBlockIsFalse`, parse-phase
+//!   `negative`, and tests using the host object `$262`) are refused with
+//!   [`JsSubjectError::Unsupported`];
 //! - a SunSpider program (under a directory named `sunspider`; it declares
 //!   `function run()` and does not call it): prelude = the determinism
 //!   prelude, epilogue = a generated script calling `run();`.
@@ -177,6 +178,11 @@ impl Test262Meta {
                     .into(),
             );
         }
+        if self.has_flag("CanBlockIsFalse") {
+            return Some(
+                "flag CanBlockIsFalse: the test needs an agent that cannot block; node's main thread can".into(),
+            );
+        }
         if let Some(n) = &self.negative
             && (n.phase == "parse" || n.phase == "resolution")
         {
@@ -296,10 +302,17 @@ impl JsCache {
             path: source.to_path_buf(),
         })?;
         let kind = JsKind::classify(source, &text);
-        if let JsKind::Test262(meta) = &kind
-            && let Some(reason) = meta.unsupported()
-        {
-            return Err(JsSubjectError::Unsupported { reason });
+        if let JsKind::Test262(meta) = &kind {
+            if let Some(reason) = meta.unsupported() {
+                return Err(JsSubjectError::Unsupported { reason });
+            }
+            if text.contains("$262") {
+                return Err(JsSubjectError::Unsupported {
+                    reason: "uses $262, the test262 host object (evalScript, createRealm, ...), \
+                             which the debugger runs do not provide"
+                        .into(),
+                });
+            }
         }
         let syntax = JsSyntax::parse(&text);
         if syntax.has_errors() {
@@ -629,6 +642,20 @@ mod tests {
         let sloppy = root.join("test/language/types/object/S8.6.1_A1.js");
         let (code, _, err) = run(&cache.prepare(&sloppy, "sloppy").unwrap());
         assert_eq!(code, Some(0), "{err}");
+
+        // A test needing the host's $262 object is refused with its reason.
+        let host = tempfile::tempdir().unwrap();
+        let t = host.path().join("test262/test/g.js");
+        std::fs::create_dir_all(t.parent().unwrap()).unwrap();
+        std::fs::write(&t, "/*---\ndescription: x\n---*/\n$262.evalScript('let x;');\n").unwrap();
+        match cache
+            .clone()
+            .with_test262_harness(root.join("harness"))
+            .prepare(&t, "g.js")
+        {
+            Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("$262"), "{e}"),
+            other => panic!("{other:?}"),
+        }
 
         // A strict-only test is refused with its reason.
         let strict = root.join("test/language/types/reference/8.7.2-3-s.js");
