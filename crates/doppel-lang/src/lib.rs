@@ -2,7 +2,12 @@
 //!
 //! - [`c`]: C subjects: the AST node type of a line (for DBDB's equivalence
 //!   classes), build recipes and a content-addressed build cache.
-//!
-//! JavaScript (oxc) joins here as `js` with the JavaScript debuggers.
+//! - [`js`]: JavaScript subjects: the AST node type of a line (oxc, ESTree
+//!   names, `Program` for lines without tokens) and syntax errors, the
+//!   determinism prelude (fixed `Date`, seeded `Math.random`), and corpus
+//!   files as subjects (plain programs, test262 tests with their harness,
+//!   SunSpider programs with a `run();` epilogue) in a content-addressed
+//!   cache.
 
 pub mod c;
+pub mod js;
