@@ -68,6 +68,26 @@ fn main() -> ExitCode {
         }
     };
     let result = rt.block_on(async move {
+        // Ctrl-C or SIGTERM: every run finished so far is in the store; kill
+        // the debuggers (each in a process group of its own) and stop.
+        tokio::spawn(async {
+            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            let term = async {
+                match term.as_mut() {
+                    Some(t) => {
+                        t.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let code = tokio::select! {
+                _ = tokio::signal::ctrl_c() => 130,
+                _ = term => 143,
+            };
+            doppel_core::process::kill_all_spawned();
+            eprintln!("doppel: interrupted; finished runs are stored (--resume continues)");
+            std::process::exit(code);
+        });
         let settings = settings::Settings::load(cli.config.as_deref())?;
         let db = cli.db.clone().unwrap_or_else(|| settings.campaign.db.clone());
         match cli.command {

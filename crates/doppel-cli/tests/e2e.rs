@@ -244,3 +244,62 @@ async fn a_relative_store_path_still_resolves_breakpoints() {
     }
     assert!(resolved > 0, "every breakpoint was left pending");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_kills_the_debuggers_and_keeps_finished_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("out/doppel.db");
+    let bin = assert_cmd::cargo::cargo_bin("doppel");
+    let mut child = std::process::Command::new(bin)
+        .arg("--db")
+        .arg(&db)
+        .env("CI", "1")
+        .args(["diff", "--runs-per-program", "50", "--jobs", "2", "--quiet"])
+        .arg(corpus("loops.c"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until the debuggers run and a few runs are stored.
+    let start = std::time::Instant::now();
+    let mut debuggers = Vec::new();
+    while start.elapsed() < std::time::Duration::from_secs(60) {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        debuggers = doppel_core::process::descendants(pid)
+            .into_iter()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm"))
+                    .is_ok_and(|c| c.trim() == "gdb" || c.trim().starts_with("lldb-dap"))
+            })
+            .collect();
+        let stored = match Store::open(db.to_str().unwrap()).await {
+            Ok(s) => s.summary(&RunFilter::default()).await.map(|s| s.runs).unwrap_or(0),
+            Err(_) => 0,
+        };
+        if debuggers.len() >= 2 && stored >= 3 {
+            break;
+        }
+    }
+    assert!(debuggers.len() >= 2, "no debuggers seen under doppel");
+    // Everything below doppel: debuggers, lldb-server, programs under test.
+    let tree = doppel_core::process::descendants(pid);
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    // No grace period: the processes must be gone when doppel is.
+    let alive: Vec<u32> = tree
+        .iter()
+        .copied()
+        .filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+        .filter(|p| {
+            !std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .unwrap_or_default()
+                .contains(") Z")
+        })
+        .collect();
+    assert!(alive.is_empty(), "processes left running: {alive:?}");
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let runs = store.summary(&RunFilter::default()).await.unwrap().runs;
+    assert!((3..100).contains(&runs), "{runs} runs stored");
+}

@@ -116,6 +116,9 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
     }
     let child = cmd.spawn()?;
     let pid = child.id().unwrap_or(0);
+    if let Ok(mut live) = LIVE.lock() {
+        live.insert(pid);
+    }
     Ok(ProcessGuard {
         child: Some(child),
         pid,
@@ -151,6 +154,24 @@ impl ProcessGuard {
         })
         .join()
         .map_err(|_| io::Error::other("the connecting thread panicked"))?
+    }
+}
+
+/// Roots of the process trees spawned through [`spawn`] and not yet killed.
+static LIVE: std::sync::Mutex<std::collections::BTreeSet<u32>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Kills every process tree spawned through [`spawn`] that is still alive.
+/// For a process that is about to exit on a signal (Ctrl-C, `SIGTERM`):
+/// guards are not dropped then, and every tool runs in a process group of
+/// its own, so nothing else would stop them.
+pub fn kill_all_spawned() {
+    let roots: Vec<u32> = LIVE
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l).into_iter().collect())
+        .unwrap_or_default();
+    for root in roots {
+        kill_tree(root);
     }
 }
 
@@ -215,6 +236,9 @@ impl ProcessGuard {
     /// Kills the child and every descendant with `SIGKILL`, and reaps the child.
     pub fn kill_tree(&mut self) {
         kill_tree(self.pid);
+        if let Ok(mut live) = LIVE.lock() {
+            live.remove(&self.pid);
+        }
         if let Some(child) = self.child.as_mut() {
             let _ = child.start_kill();
             let _ = child.try_wait();

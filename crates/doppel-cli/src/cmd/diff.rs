@@ -163,20 +163,21 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
             .and_then(|e| (e.probe)(&spec.config_for(name)).map_err(anyhow::Error::from))?;
     }
     let store = super::open_store(db).await?;
+    let language = subjects::language_of(&spec.debuggers)?;
     let paths = if a.paths.is_empty() {
-        vec![subjects::default_corpus()]
+        vec![subjects::default_corpus_for(language)]
     } else {
         a.paths.clone()
     };
     let recipe =
         BuildRecipe::parse(a.compiler.as_deref().unwrap_or(&s.campaign.compiler)).map_err(anyhow::Error::msg)?;
-    let prepared = subjects::prepare(&paths, &subjects::cache_dir(db), &recipe, a.limit).await?;
+    let prepared = subjects::prepare_for(language, &paths, db, &recipe, a.limit).await?;
     let failed_builds = prepared.iter().filter(|p| p.error.is_some()).count();
     let runs = a.runs_per_program.unwrap_or(s.campaign.runs_per_program);
     let first = a.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel diff: {} programs ({} do not compile), {} seeds each, debuggers {}, {} job(s), store {db}",
+        "doppel diff: {} programs ({} cannot run: they do not compile or parse), {} seeds each, debuggers {}, {} job(s), store {db}",
         prepared.len(),
         failed_builds,
         seeds.len(),

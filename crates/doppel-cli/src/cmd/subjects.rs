@@ -1,20 +1,147 @@
-//! Finding and preparing C subjects: discover `.c` files, build them into the
-//! content-addressed cache, and precompute each line's AST node type.
+//! Finding and preparing subjects: C files are built into the
+//! content-addressed build cache, JavaScript files get their prelude and
+//! epilogue scripts in the JavaScript cache; each line's AST node type is
+//! precomputed for the equivalence classes.
 
 use anyhow::Context;
+use doppel_core::Language;
 use doppel_differential::campaign::Prepared;
 use doppel_lang::c::{BuildCache, BuildRecipe, CSyntax, discover};
+use doppel_lang::js::{JsCache, JsSyntax, discover_js};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The bundled corpus: `./corpus/c`, else the one next to the source tree.
-pub fn default_corpus() -> PathBuf {
-    let here = PathBuf::from("corpus/c");
+/// The bundled corpus of `language`: `./corpus/c` (or `js`), else the one
+/// next to the source tree.
+pub fn default_corpus_for(language: Language) -> PathBuf {
+    let dir = match language {
+        Language::C => "corpus/c",
+        Language::JavaScript => "corpus/js",
+    };
+    let here = PathBuf::from(dir);
     if here.is_dir() {
         return here;
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/c")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir)
+}
+
+/// The bundled C corpus.
+pub fn default_corpus() -> PathBuf {
+    default_corpus_for(Language::C)
+}
+
+/// The language every one of `debuggers` debugs (the first they share).
+///
+/// Errors: an unknown debugger, or debuggers of different languages.
+pub fn language_of(debuggers: &[String]) -> anyhow::Result<Language> {
+    let entries = doppel_debuggers::registry::all();
+    let mut common: Option<Vec<Language>> = None;
+    for name in debuggers {
+        let e = entries
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))?;
+        common = Some(match common {
+            None => e.languages.to_vec(),
+            Some(c) => c.into_iter().filter(|l| e.languages.contains(l)).collect(),
+        });
+    }
+    common
+        .and_then(|c| c.first().copied())
+        .ok_or_else(|| anyhow::anyhow!("debuggers {} share no language", debuggers.join(",")))
+}
+
+/// The JavaScript cache directory (next to the C build cache).
+pub fn js_cache_dir(db: &str) -> PathBuf {
+    cache_dir(db).join("js")
+}
+
+/// Discovers and prepares the subjects of `language` under `paths`:
+/// C through [`prepare`], JavaScript through [`prepare_js`].
+pub async fn prepare_for(
+    language: Language,
+    paths: &[PathBuf],
+    db: &str,
+    recipe: &BuildRecipe,
+    limit: Option<usize>,
+) -> anyhow::Result<Vec<Arc<Prepared>>> {
+    match language {
+        Language::C => prepare(paths, &cache_dir(db), recipe, limit).await,
+        Language::JavaScript => prepare_js(paths, &js_cache_dir(db), limit),
+    }
+}
+
+/// Discovers the `.js` files under `paths` and prepares each (determinism
+/// prelude; test262 harness; SunSpider `run()` epilogue). A file that cannot
+/// be a subject (syntax error, unsupported test262 test) is kept with its
+/// reason, so that its runs are recorded as subject errors.
+///
+/// Errors: no `.js` file found.
+pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Arc<Prepared>>> {
+    let mut files = discover_js(paths);
+    if files.is_empty() {
+        anyhow::bail!("no .js files under {}", show_paths(paths));
+    }
+    if let Some(n) = limit {
+        files.truncate(n);
+    }
+    let cache = JsCache::new(cache.to_path_buf());
+    let mut out = Vec::new();
+    for f in files {
+        let name = subject_name(paths, &f);
+        out.push(Arc::new(prepare_js_one(&cache, &f, &name)?));
+    }
+    Ok(out)
+}
+
+/// Prepares one JavaScript subject (or records why it cannot be one).
+///
+/// Errors: the source file cannot be read.
+pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Result<Prepared> {
+    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let syntax = JsSyntax::parse(&source_text);
+    let node_types = (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect();
+    let root_node = syntax.ast_node_type(0);
+    let (subject, error) = match cache.prepare(file, name) {
+        Ok(subject) => (subject, None),
+        Err(e) => (
+            doppel_core::Subject {
+                name: name.to_string(),
+                language: Language::JavaScript,
+                source: file.to_path_buf(),
+                source_name: file_name(file),
+                line_count: syntax.line_count(),
+                binary: None,
+                prelude: Vec::new(),
+                epilogue: Vec::new(),
+                hash: hex::encode(Sha256::digest(source_text.as_bytes())),
+                build: "js".into(),
+            },
+            Some(e.to_string()),
+        ),
+    };
+    Ok(Prepared {
+        subject,
+        source_text,
+        node_types,
+        root_node,
+        error,
+    })
+}
+
+fn file_name(file: &Path) -> String {
+    file.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn show_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The build cache directory (next to a SQLite store, else `doppel-out/cache`).
@@ -42,14 +169,7 @@ pub async fn prepare(
 ) -> anyhow::Result<Vec<Arc<Prepared>>> {
     let mut files = discover(paths);
     if files.is_empty() {
-        anyhow::bail!(
-            "no .c files under {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        anyhow::bail!("no .c files under {}", show_paths(paths));
     }
     if let Some(n) = limit {
         files.truncate(n);
@@ -112,10 +232,7 @@ pub async fn prepare_one(
                 name: name.to_string(),
                 language: doppel_core::Language::C,
                 source: file.to_path_buf(),
-                source_name: file
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
+                source_name: file_name(file),
                 line_count: lines,
                 binary: None,
                 prelude: Vec::new(),
