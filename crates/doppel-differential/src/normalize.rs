@@ -269,7 +269,19 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
         return Value::scalar(format!("{{{}}}", parts.join(", ")));
     }
     let mut text = v.text.trim().to_string();
-    if cfg.aggregate_members && is_unexpanded_aggregate(&text) && !is_pointer {
+    // lldb-dap 22 shows an aggregate below the expansion depth by its type
+    // name alone (`f = flags`); lldb-dap 19 added its address.
+    let type_as_summary = type_name.is_some_and(|t| {
+        let bare = |s: &str| {
+            s.trim()
+                .trim_start_matches("struct ")
+                .trim_start_matches("union ")
+                .trim()
+                .to_string()
+        };
+        !text.is_empty() && bare(t) == bare(&text)
+    });
+    if cfg.aggregate_members && (is_unexpanded_aggregate(&text) || type_as_summary) && !is_pointer {
         // Below the expansion depth: GDB prints the members inline, LLDB a
         // summary (`flags @ 0x7ffe...`). Neither is compared.
         return Value::scalar("{...}");
@@ -570,6 +582,27 @@ mod tests {
             value(&gdb, Some("struct p"), &off),
             value(&lldb, Some("struct p"), &off)
         );
+    }
+
+    #[test]
+    fn an_aggregate_below_the_expansion_depth_compares_as_a_placeholder() {
+        let cfg = NormalizationConfig::default();
+        // GDB prints the members inline; lldb-dap 22 the type name; 19 `type @ address`.
+        let gdb = value(&Value::scalar("{ready = 0, mode = 0}"), Some("flags"), &cfg);
+        let lldb22 = value(&Value::scalar("flags"), Some("flags"), &cfg);
+        let lldb22_struct = value(&Value::scalar("flags"), Some("struct flags"), &cfg);
+        let lldb19 = value(&Value::scalar("flags @ 0x7ffe3c"), Some("flags"), &cfg);
+        assert_eq!(gdb.text, "{...}");
+        assert_eq!(lldb22.text, "{...}");
+        assert_eq!(lldb22_struct.text, "{...}");
+        assert_eq!(lldb19.text, "{...}");
+        // A scalar that happens to be spelled like its type is left alone
+        // only when the rule is off.
+        assert_eq!(
+            value(&Value::scalar("flags"), Some("flags"), &NormalizationConfig::none()).text,
+            "flags"
+        );
+        assert_eq!(value(&Value::scalar("3"), Some("int"), &cfg).text, "3");
     }
 
     #[test]
