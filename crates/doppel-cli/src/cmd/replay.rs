@@ -4,7 +4,7 @@
 use super::subjects;
 use anyhow::Context;
 use clap::Args;
-use doppel_core::{RunRecord, Verdict};
+use doppel_core::{Language, RunRecord, Verdict};
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_lang::c::{BuildCache, BuildRecipe};
 use std::process::ExitCode;
@@ -32,17 +32,53 @@ pub fn spec_of(r: &RunRecord) -> anyhow::Result<CampaignSpec> {
     })
 }
 
-/// Rebuilds the run's subject from the stored source text.
+/// Rebuilds the run's subject from the stored source text (and, for
+/// JavaScript, the stored prelude and epilogue scripts).
 pub async fn prepared_of(r: &RunRecord, db: &str) -> anyhow::Result<Prepared> {
     let text = r.config["source_text"]
         .as_str()
         .context("the run stores no source text")?;
+    if r.subject.language == Language::JavaScript {
+        return js_prepared_of(r, text, db);
+    }
     let dir = tempfile::tempdir()?;
     let file = dir.path().join(&r.subject.source_name);
     std::fs::write(&file, text)?;
     let recipe = BuildRecipe::parse(&r.subject.build).map_err(anyhow::Error::msg)?;
     let cache = BuildCache::new(subjects::cache_dir(db));
     subjects::prepare_one(&cache, &file, &r.subject.name, &recipe).await
+}
+
+/// A JavaScript subject from the run's stored scripts, written under the
+/// JavaScript cache (`<cache>/replay/<subject hash>/`).
+fn js_prepared_of(r: &RunRecord, text: &str, db: &str) -> anyhow::Result<Prepared> {
+    let dir = subjects::js_cache_dir(db).join("replay").join(&r.subject.hash);
+    let write = |sub: &str, list: &serde_json::Value| -> anyhow::Result<Vec<std::path::PathBuf>> {
+        let mut out = Vec::new();
+        for (i, s) in list.as_array().into_iter().flatten().enumerate() {
+            let name = s["name"].as_str().context("a stored script without a name")?;
+            let path = dir.join(sub).join(format!("{i}-{name}"));
+            std::fs::create_dir_all(path.parent().unwrap_or(&dir))?;
+            std::fs::write(&path, s["text"].as_str().unwrap_or(""))?;
+            out.push(std::fs::canonicalize(&path)?);
+        }
+        Ok(out)
+    };
+    std::fs::create_dir_all(&dir)?;
+    let source = dir.join(&r.subject.source_name);
+    std::fs::write(&source, text)?;
+    let syntax = doppel_lang::js::JsSyntax::parse(text);
+    let mut subject = r.subject.clone();
+    subject.source = std::fs::canonicalize(&source)?;
+    subject.prelude = write("prelude", &r.config["scripts"]["prelude"])?;
+    subject.epilogue = write("epilogue", &r.config["scripts"]["epilogue"])?;
+    Ok(Prepared {
+        subject,
+        source_text: text.to_string(),
+        node_types: (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect(),
+        root_node: syntax.ast_node_type(0),
+        error: None,
+    })
 }
 
 /// Whether two verdicts are the same for replay purposes: same verdict and,
