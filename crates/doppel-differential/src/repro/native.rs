@@ -1,4 +1,4 @@
-//! Stand-alone reproducers in the debuggers' own terms: the program, a build
+//! The native reproducer: the C program, a build
 //! script, a GDB command file, an LLDB command file, and `run.sh` that shows
 //! the divergence with the plain command-line debuggers (no doppel needed).
 //!
@@ -7,22 +7,17 @@
 //! preceded by a marker line `=== [N] action ===`; the action after which the
 //! debuggers diverged is marked `<-- divergence`.
 
-use doppel_core::{Action, ExecAction, RunRecord, Verdict};
+use super::{Reproducer, verdict_summary};
+use doppel_core::{Action, ExecAction, RunRecord};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-/// The files of a reproducer, by name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reproducer {
-    pub files: Vec<(String, String)>,
-}
+use std::path::Path;
 
 /// Builds the reproducer of a run.
 ///
 /// Errors: the run has no traces (a subject error), or no source text was
 /// stored with it.
-pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
+pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let trace = run
         .traces
         .first()
@@ -153,19 +148,7 @@ fn lldb_cli(run: &RunRecord) -> String {
 
 fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     let mut s = String::from("# doppel reproducer\n\n");
-    match &run.verdict {
-        Verdict::Divergence(f) => {
-            writeln!(
-                s,
-                "Class: `{}`\n\nThe debuggers diverge after action {} (`{}`):\n\n    {}\n",
-                f.class, f.action_index, f.last_action, f.detail
-            )
-            .ok();
-        }
-        other => {
-            writeln!(s, "Verdict: {}\n", other.name()).ok();
-        }
-    }
+    s.push_str(&verdict_summary(run));
     writeln!(
         s,
         "Subject `{}`, seed {}, built with `{}`.\n",
@@ -182,24 +165,4 @@ fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     )
     .ok();
     s
-}
-
-/// Writes the reproducer into `dir` (created if needed); `run.sh` and
-/// `build.sh` are made executable. Returns the paths written.
-///
-/// Errors: I/O errors, or [`build`]'s errors as text.
-pub fn write(run: &RunRecord, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let r = build(run).map_err(anyhow::Error::msg)?;
-    std::fs::create_dir_all(dir)?;
-    let mut out = Vec::new();
-    for (name, text) in &r.files {
-        let p = dir.join(name);
-        std::fs::write(&p, text)?;
-        if name.ends_with(".sh") {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
-        }
-        out.push(p);
-    }
-    Ok(out)
 }
