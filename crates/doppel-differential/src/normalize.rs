@@ -258,7 +258,8 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
             .take(MAX_MEMBERS)
             .enumerate()
             .map(|(i, c)| {
-                let name = if c.name.is_empty() {
+                // lldb-dap 19 leaves an anonymous member's name empty, 22 says `<null>`.
+                let name = if c.name.is_empty() || c.name == "<null>" {
                     format!("[{i}]")
                 } else {
                     c.name.clone()
@@ -582,6 +583,25 @@ mod tests {
             value(&gdb, Some("struct p"), &off),
             value(&lldb, Some("struct p"), &off)
         );
+    }
+
+    #[test]
+    fn anonymous_members_are_named_by_position_whatever_lldb_calls_them() {
+        let cfg = NormalizationConfig::default();
+        let member = |name: &str, text: &str| Variable {
+            name: name.into(),
+            type_name: Some("int".into()),
+            value: Value::scalar(text),
+            kind: VariableKind::Unknown,
+        };
+        let agg = |names: [&str; 2]| Value {
+            text: String::new(),
+            children: vec![member(names[0], "0"), member(names[1], "1")],
+        };
+        let gdb = value(&agg(["a", "[1]"]), Some("struct s"), &cfg);
+        assert_eq!(value(&agg(["a", ""]), Some("struct s"), &cfg), gdb);
+        assert_eq!(value(&agg(["a", "<null>"]), Some("struct s"), &cfg), gdb);
+        assert_eq!(gdb.text, "{a=0, [1]=1}");
     }
 
     #[test]
