@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use doppel_core::{ExecAction, FailureKind, Location, Output, PauseReason, VariableKind};
-use doppel_debuggers::backend::lldb::Lldb;
+use doppel_debuggers::backend::lldb::{Lldb, MAX_SERVERS};
 use doppel_debuggers::{BackendError, Debugger, DebuggerConfig};
 use std::time::{Duration, Instant};
 
@@ -134,7 +134,8 @@ async fn two_runs_in_a_row_are_independent_and_crashes_are_signals() {
         .unwrap_or(0);
     assert_eq!(d.uses_server_mode(), major >= 20, "{:?}", d.info());
     if d.uses_server_mode() {
-        assert_eq!(d.debugger_pid(), first, "a warm run must reuse the adapter server");
+        // The first server is still in the pool, warm, whichever serves this run.
+        assert!(d.server_pids().contains(&first.unwrap()), "the warm server was dropped");
         assert!(d.capabilities().warm_reuse);
     }
     let st = d.start().await;
@@ -262,7 +263,12 @@ async fn one_warm_adapter_serves_many_runs() {
         d.reset().await;
     }
     if d.uses_server_mode() {
-        assert_eq!(pids.len(), 1, "server mode must keep one adapter: {pids:?}");
+        // 16 runs served by a warm pool, not by a process per run.
+        assert!(
+            pids.len() <= MAX_SERVERS,
+            "more adapter servers than the pool holds: {pids:?}"
+        );
+        assert!(d.server_pids().len() <= MAX_SERVERS);
     }
     d.shutdown().await;
 }

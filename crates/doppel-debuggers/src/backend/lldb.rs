@@ -4,7 +4,8 @@
 //!
 //! 1. `load`: an adapter that has already answered `initialize`; `launch`
 //!    {program, cwd, stopOnEntry: false}; wait for the `initialized` event.
-//!    The `process` event gives the inferior's pid, which gets the resource limits.
+//!    The `process` event gives the inferior's pid, which gets the resource
+//!    limits (lldb-dap 19 sends it here, 22 after `configurationDone`).
 //! 2. `set_breakpoint` / `remove_breakpoint`: `setBreakpoints` replaces the
 //!    whole set for a source, so the backend keeps the requested lines and
 //!    sends them all; the entry for the requested line gives the resolved
@@ -24,14 +25,19 @@
 //!    `disconnect` costs 300-500 ms.
 //!
 //! Warm reuse, two ways, chosen by what the adapter can do:
-//! - *Server mode* (lldb-dap 20 and later, `--connection`): one lldb-dap
-//!   process listens on a loopback TCP port (inside the sandbox's network
+//! - *Server mode* (lldb-dap 20 and later, `--connection`): lldb-dap
+//!   processes listen on a loopback TCP port (inside the sandbox's network
 //!   namespace; lldb-dap 22 stops accepting on a Unix socket after two or
-//!   three connections) and serves every run over a connection of its own (a fresh DAP session and `SBDebugger` each). LLDB's module
-//!   cache is per process, so the parsed debug info of the C library and of a
-//!   subject seen before is reused. `reset` sends `disconnect
-//!   {terminateDebuggee}`; a hang or crash kills the server, and the next
-//!   `load` starts a new one. The server is also replaced every
+//!   three connections) and serve every run over a connection of its own (a
+//!   fresh DAP session and `SBDebugger` each). LLDB's module cache is per
+//!   process, so parsed debug info is reused. `reset` sends `disconnect
+//!   {terminateDebuggee}` and kills the program at once; the adapter then
+//!   spends ~170 ms tearing the session down, serving no other meanwhile, so
+//!   the backend keeps a pool of up to [`MAX_SERVERS`] servers and gives the
+//!   next run an idle one, while the connection of the last run is read to
+//!   its end in the background (closing it early kills lldb-dap 22 with
+//!   SIGPIPE). A hang or crash kills that server and the next `load` takes
+//!   or starts another; a server is also replaced every
 //!   [`SERVER_RECYCLE_SESSIONS`] runs, so a slow leak in the adapter cannot
 //!   grow over a long campaign.
 //! - *Spare adapter* (lldb-dap 19 and older): the protocol allows one launch
@@ -67,6 +73,8 @@ use doppel_core::{
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 use tokio::task::JoinHandle;
@@ -77,6 +85,11 @@ pub const MAX_FRAMES: usize = 64;
 pub const MAX_CHILDREN: usize = 64;
 /// Runs one adapter server serves before it is replaced.
 pub const SERVER_RECYCLE_SESSIONS: u32 = 500;
+/// Adapter servers kept warm at most. After `disconnect`, lldb-dap 22 spends
+/// ~170 ms tearing the session down and serves no other session meanwhile
+/// (measured: the next session's launch waits for it), so the next run goes
+/// to an idle server of the pool; three cover a run as short as ~60 ms.
+pub const MAX_SERVERS: usize = 3;
 /// Longest wait for a clean `disconnect` at the end of a run in server mode;
 /// after it the server is killed.
 const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -166,6 +179,17 @@ struct Server {
     stderr: super::StderrTail,
     /// Sessions served so far.
     sessions: u32,
+    /// Cleared when a session's connection was not closed by the adapter
+    /// after `disconnect`: the server is then replaced before the next run.
+    healthy: Arc<AtomicBool>,
+    /// Set while no session is connected or tearing down.
+    idle: Arc<AtomicBool>,
+}
+
+impl Server {
+    fn usable(&mut self) -> bool {
+        !self.guard.has_exited() && self.sessions < SERVER_RECYCLE_SESSIONS && self.healthy.load(Ordering::SeqCst)
+    }
 }
 
 /// Whether the adapter has a server mode (`--connection`, lldb-dap 20+).
@@ -255,6 +279,8 @@ async fn start_server(exe: &Path, cfg: &DebuggerConfig) -> Result<Server, String
         port,
         stderr,
         sessions: 0,
+        healthy: Arc::new(AtomicBool::new(true)),
+        idle: Arc::new(AtomicBool::new(true)),
     })
 }
 
@@ -293,7 +319,9 @@ pub struct Lldb {
     exe: PathBuf,
     /// Warm reuse through the adapter's server mode (see the module docs).
     server_mode: bool,
-    server: Option<Server>,
+    /// The pool of adapter servers (server mode), and the one serving the current run.
+    servers: Vec<Server>,
+    current: Option<usize>,
     session: Option<Session>,
     spare: Option<JoinHandle<Result<Session, String>>>,
     inferior_pid: Option<u32>,
@@ -317,7 +345,8 @@ impl Lldb {
             cfg: cfg.clone(),
             server_mode: cfg.warm && has_server_mode(&exe),
             exe,
-            server: None,
+            servers: Vec::new(),
+            current: None,
             session: None,
             spare: None,
             inferior_pid: None,
@@ -336,8 +365,17 @@ impl Lldb {
         self.session
             .as_ref()
             .and_then(|s| s.guard.as_ref())
-            .or(self.server.as_ref().map(|s| &s.guard))
+            .or(self.current_server().map(|s| &s.guard))
             .map(|g| g.pid())
+    }
+
+    /// The pids of the adapter servers kept warm (for tests).
+    pub fn server_pids(&self) -> Vec<u32> {
+        self.servers.iter().map(|s| s.guard.pid()).collect()
+    }
+
+    fn current_server(&self) -> Option<&Server> {
+        self.current.and_then(|i| self.servers.get(i))
     }
 
     /// Whether runs are served by one adapter in server mode.
@@ -367,8 +405,10 @@ impl Lldb {
                 g.kill_tree();
             }
         }
-        if let Some(mut server) = self.server.take() {
-            server.guard.kill_tree();
+        if let Some(i) = self.current.take()
+            && i < self.servers.len()
+        {
+            self.servers.remove(i).guard.kill_tree();
         }
         self.thread = None;
         self.launch_seq = None;
@@ -393,26 +433,45 @@ impl Lldb {
             s.dap.request("disconnect", json!({"terminateDebuggee": true})),
         )
         .await;
-        // Let the adapter close the connection: closing it first kills
-        // lldb-dap 22's server with SIGPIPE (see DapClient::drain_until_closed).
-        let closed = matches!(bye, Ok(Ok(_))) && s.dap.drain_until_closed(DISCONNECT_TIMEOUT).await;
         self.drain(&mut s);
-        let server_pid = self.server.as_ref().map(|v| v.guard.pid());
-        let survivor = self
-            .inferior_pid
-            .zip(server_pid)
-            .is_some_and(|(pid, server)| process::descendants(server).contains(&pid));
-        if !closed || survivor {
-            self.transcript.push(RawMessage::received(format!(
-                "[doppel] adapter server replaced: disconnect {}",
-                match bye {
-                    Ok(Ok(_)) if survivor => "left the program running".to_string(),
-                    Ok(Ok(_)) => format!("answered, but the connection stayed open for {DISCONNECT_TIMEOUT:?}"),
-                    Ok(Err(e)) => e.to_string(),
-                    Err(_) => format!("not answered within {DISCONNECT_TIMEOUT:?}"),
-                }
-            )));
-            self.kill();
+        // The program (and its lldb-server) die now, not when the adapter's
+        // session teardown gets to them.
+        let server_pid = self.current_server().map(|v| v.guard.pid());
+        if let Some((pid, server)) = self.inferior_pid.zip(server_pid)
+            && process::descendants(server).contains(&pid)
+        {
+            process::kill_tree(pid);
+        }
+        match (bye, self.current_server()) {
+            (Ok(Ok(_)), Some(server)) => {
+                // The adapter tears the session down for another ~150 ms and
+                // writes events meanwhile; closing the connection under it
+                // kills lldb-dap 22 with SIGPIPE (see
+                // DapClient::drain_until_closed). So the connection is read
+                // to its end in the background while the next run starts; an
+                // adapter that never closes it marks the server for
+                // replacement.
+                let (healthy, idle) = (server.healthy.clone(), server.idle.clone());
+                tokio::spawn(async move {
+                    if s.dap.drain_until_closed(DISCONNECT_TIMEOUT).await {
+                        idle.store(true, Ordering::SeqCst);
+                    } else {
+                        healthy.store(false, Ordering::SeqCst);
+                    }
+                });
+                self.current = None;
+            }
+            (bye, _) => {
+                self.transcript.push(RawMessage::received(format!(
+                    "[doppel] adapter server replaced: disconnect {}",
+                    match bye {
+                        Ok(Ok(_)) => "answered, but the server is gone".to_string(),
+                        Ok(Err(e)) => e.to_string(),
+                        Err(_) => format!("not answered within {DISCONNECT_TIMEOUT:?}"),
+                    }
+                )));
+                self.kill();
+            }
         }
         self.thread = None;
         self.launch_seq = None;
@@ -431,30 +490,50 @@ impl Lldb {
                 None => start_stdio_session(self.exe.clone(), self.cfg.clone()).await,
             };
         }
-        let stale = match self.server.as_mut() {
-            Some(s) => s.guard.has_exited() || s.sessions >= SERVER_RECYCLE_SESSIONS,
-            None => true,
-        };
-        if stale {
-            if let Some(mut old) = self.server.take() {
-                old.guard.kill_tree();
+        // An idle server of the pool, or a new one while the pool is not
+        // full, or the first to become idle.
+        let deadline = tokio::time::Instant::now() + self.cfg.action_timeout;
+        let i = loop {
+            self.servers.retain_mut(|s| {
+                let keep = s.usable();
+                if !keep {
+                    s.guard.kill_tree();
+                }
+                keep
+            });
+            if let Some(i) = self.servers.iter().position(|s| s.idle.load(Ordering::SeqCst)) {
+                break i;
             }
-            self.server = Some(start_server(&self.exe, &self.cfg).await?);
-        }
-        let server = self.server.as_mut().ok_or("no adapter server")?;
+            if self.servers.len() < MAX_SERVERS {
+                self.servers.push(start_server(&self.exe, &self.cfg).await?);
+                break self.servers.len() - 1;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(format!(
+                    "no adapter server finished its previous session within {:?}",
+                    self.cfg.action_timeout
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        };
+        let server = &mut self.servers[i];
         server.sessions += 1;
+        server.idle.store(false, Ordering::SeqCst);
         match connect(server, &self.cfg).await {
-            Ok(s) => Ok(s),
+            Ok(s) => {
+                self.current = Some(i);
+                Ok(s)
+            }
             Err(e) => {
                 // A server that cannot take a session is replaced once.
-                if let Some(mut old) = self.server.take() {
-                    old.guard.kill_tree();
-                }
+                self.servers.remove(i).guard.kill_tree();
                 let server = start_server(&self.exe, &self.cfg).await?;
                 let s = connect(&server, &self.cfg)
                     .await
                     .map_err(|e2| format!("{e}; with a new server: {e2}"))?;
-                self.server = Some(server);
+                server.idle.store(false, Ordering::SeqCst);
+                self.servers.push(server);
+                self.current = Some(self.servers.len() - 1);
                 Ok(s)
             }
         }
@@ -520,21 +599,43 @@ impl Lldb {
                 m["message"].as_str().unwrap_or("?")
             )));
         }
-        if let Some(pid) = self
-            .dap()?
-            .take_events("process")
-            .first()
-            .and_then(|p| p["body"]["systemProcessId"].as_u64())
-            && let Err(e) = {
-                self.inferior_pid = Some(pid as u32);
-                self.cfg.limits.apply_to(pid as u32)
+        // lldb-dap 19 has launched the program by now; 22 launches it at
+        // configurationDone (see `start`).
+        self.limit_inferior(false).await;
+        Ok(())
+    }
+
+    /// Puts the resource limits on the program, once its pid is known from
+    /// the `process` event. With `wait`, waits for that event (bounded by
+    /// the action timeout). A failure is noted in the transcript.
+    async fn limit_inferior(&mut self, wait: bool) {
+        if self.inferior_pid.is_some() {
+            return;
+        }
+        let Ok(dap) = self.dap() else {
+            return;
+        };
+        let mut event = dap.take_events("process").into_iter().next();
+        if event.is_none() && wait {
+            event = dap
+                .wait_for("the process event", |m| m["event"] == "process")
+                .await
+                .ok();
+        }
+        let Some(pid) = event.and_then(|p| p["body"]["systemProcessId"].as_u64()) else {
+            if wait {
+                self.transcript.push(RawMessage::received(
+                    "[doppel] no process event: resource limits not applied",
+                ));
             }
-        {
+            return;
+        };
+        self.inferior_pid = Some(pid as u32);
+        if let Err(e) = self.cfg.limits.apply_to(pid as u32) {
             self.transcript.push(RawMessage::received(format!(
                 "[doppel] resource limits not applied to {pid}: {e}"
             )));
         }
-        Ok(())
     }
 
     async fn send_breakpoints(&mut self) -> Result<Json, Fail> {
@@ -891,6 +992,7 @@ impl Debugger for Lldb {
         if let Err(f) = self.request("configurationDone", json!({})).await {
             return f.output();
         }
+        self.limit_inferior(true).await;
         if let Some(seq) = self.launch_seq.take() {
             let r = match self.dap() {
                 Ok(d) => d.response(seq, "launch").await,
@@ -927,6 +1029,9 @@ impl Debugger for Lldb {
     async fn shutdown(&mut self) {
         self.end_session().await;
         self.kill();
+        for mut server in self.servers.drain(..) {
+            server.guard.kill_tree();
+        }
         if let Some(h) = self.spare.take()
             && let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), h)
                 .await
