@@ -22,6 +22,7 @@ pub fn all() -> Vec<BackendEntry> {
         crate::backend::gdb::entry(),
         crate::backend::lldb::entry(),
         crate::backend::node::entry(),
+        crate::backend::chromium::entry(),
     ]
 }
 

@@ -1,5 +1,6 @@
 //! Backends: one file per debugger, plus the helpers they share.
 
+pub mod chromium;
 pub mod gdb;
 pub mod lldb;
 pub mod node;

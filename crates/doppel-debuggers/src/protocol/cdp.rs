@@ -517,6 +517,12 @@ impl CdpClient {
         self.inbox.take_all(|m| is_event(m, &[method], session))
     }
 
+    /// Removes and returns the queued events named in `methods` of
+    /// `session`, in the order they arrived.
+    pub fn take_events_of(&mut self, methods: &[&str], session: Option<&str>) -> Vec<Value> {
+        self.inbox.take_all(|m| is_event(m, methods, session))
+    }
+
     /// Drops every queued message of `session` (`None`: of the root session).
     pub fn forget_session(&mut self, session: Option<&str>) {
         self.inbox.take_all(|m| m["sessionId"].as_str() == session);
