@@ -333,3 +333,28 @@ fn a_missing_browser_is_not_installed() {
         Ok(_) => panic!("created a backend for a missing executable"),
     }
 }
+
+#[tokio::test]
+async fn cold_runs_start_a_fresh_browser_each_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
+    let mut d = Chromium::new(&DebuggerConfig { warm: false, ..cfg() }).unwrap();
+    let mut pids = Vec::new();
+    for _ in 0..2 {
+        assert!(matches!(d.load(&s).await, Output::Finished { .. }));
+        let pid = d.debugger_pid().unwrap();
+        assert_eq!(
+            d.start().await,
+            Output::Finished {
+                exit_code: Some(0),
+                signal: None
+            }
+        );
+        d.reset().await;
+        assert!(d.debugger_pid().is_none(), "reset shuts a cold browser down");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!alive(pid));
+        pids.push(pid);
+    }
+    assert_ne!(pids[0], pids[1]);
+}

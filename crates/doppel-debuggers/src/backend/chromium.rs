@@ -203,9 +203,10 @@ async fn start_browser(exe: &std::path::Path, cfg: &DebuggerConfig) -> Result<Br
         }
     };
     let netns = guard.network_isolated.then_some(pid);
-    let cdp = CdpClient::connect(&url, cfg.action_timeout, netns)
+    let mut cdp = CdpClient::connect(&url, cfg.action_timeout, netns)
         .await
         .map_err(|e| format!("connecting to chromium: {e}"))?;
+    cdp.set_discard_filter(|m| m["method"] == "Debugger.resumed");
     Ok(Browser {
         guard,
         cdp,
@@ -582,7 +583,6 @@ impl Chromium {
             let (Some(b), Some(p)) = (self.browser.as_mut(), self.page.as_ref()) else {
                 return Fail::Crash("chromium is not running".into()).output();
             };
-            b.cdp.take_events("Debugger.resumed", Some(&p.session));
             let r = v8::read_state(&mut b.cdp, Some(&p.session), &m, &p.scripts, &naming, reason, depth).await;
             return match r {
                 Ok(st) => Output::Paused(st),
@@ -605,7 +605,9 @@ impl Chromium {
     async fn close_page(&mut self) {
         if let Some(p) = self.page.take() {
             if let Some(b) = self.browser.as_mut() {
+                // Nothing is awaited between runs: what is queued is stale.
                 b.cdp.forget_session(Some(&p.session));
+                b.cdp.forget_session(None);
                 let r = b
                     .cdp
                     .call("Target.closeTarget", json!({"targetId": p.target}), None)
@@ -647,6 +649,9 @@ impl Debugger for Chromium {
 
     async fn load(&mut self, subject: &Subject) -> Output {
         self.close_page().await;
+        if !self.cfg.warm {
+            self.kill_browser();
+        }
         self.breakpoints.clear();
         self.source_url = None;
         self.ended = None;

@@ -200,6 +200,18 @@ async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, Str
     let mut cdp = CdpClient::connect(&url, cfg.action_timeout, netns)
         .await
         .map_err(|e| format!("connecting to node: {e}"))?;
+    // Program output comes from node's stdout and stderr.
+    cdp.set_discard_filter(|m| {
+        is_event(
+            m,
+            &[
+                "Runtime.consoleAPICalled",
+                "Runtime.exceptionThrown",
+                "Debugger.resumed",
+            ],
+            None,
+        )
+    });
     cdp.set_record_filter(|m| {
         !(m["method"] == "Debugger.scriptParsed" && m["params"]["url"].as_str().is_some_and(|u| u.starts_with("node:")))
     });
@@ -491,7 +503,6 @@ impl Node {
                 return self.finish().await;
             }
             s.scripts.absorb(&mut s.cdp, None);
-            s.cdp.take_events("Debugger.resumed", None);
             if m["params"]["reason"] == "instrumentation" {
                 // Only before the source is an instrumentation pause asked for.
                 if let Err(f) = self.call("Debugger.resume", json!({})).await {

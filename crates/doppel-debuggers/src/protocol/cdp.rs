@@ -251,6 +251,7 @@ pub struct CdpClient {
     inbox: Inbox,
     transcript: Vec<RawMessage>,
     record: fn(&Value) -> bool,
+    discard: fn(&Value) -> bool,
     timeout: Duration,
     closed: Option<String>,
 }
@@ -329,6 +330,7 @@ impl CdpClient {
             inbox: Inbox::default(),
             transcript: Vec::new(),
             record: |_| true,
+            discard: |_| false,
             timeout,
             closed: None,
         })
@@ -338,6 +340,13 @@ impl CdpClient {
     /// transcript (they are still delivered).
     pub fn set_record_filter(&mut self, record: fn(&Value) -> bool) {
         self.record = record;
+    }
+
+    /// Drops received messages for which `discard` is true instead of
+    /// queueing them (they are still recorded): events a backend never
+    /// waits for would otherwise pile up in the inbox for a whole run.
+    pub fn set_discard_filter(&mut self, discard: fn(&Value) -> bool) {
+        self.discard = discard;
     }
 
     /// Changes the bound of every later wait.
@@ -445,7 +454,9 @@ impl CdpClient {
             if pred(&msg) {
                 return Ok(msg);
             }
-            self.inbox.push(msg);
+            if !(self.discard)(&msg) {
+                self.inbox.push(msg);
+            }
         }
     }
 
@@ -492,7 +503,9 @@ impl CdpClient {
                     if (self.record)(&msg) {
                         self.transcript.push(RawMessage::received(msg.to_string()));
                     }
-                    self.inbox.push(msg);
+                    if !(self.discard)(&msg) {
+                        self.inbox.push(msg);
+                    }
                 }
                 Ok(Frame::Malformed(e)) => {
                     self.transcript.push(RawMessage::received(format!("[malformed] {e}")));
