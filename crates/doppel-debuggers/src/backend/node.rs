@@ -32,6 +32,9 @@
 //!    with the id from set time.
 //! 4. `start`/`exec`: `Debugger.resume` / `stepInto` / `stepOver` /
 //!    `stepOut`, then `Debugger.paused` (state: see [`super::v8`]) or the end.
+//!    A step that stops in node's own JavaScript (`console.log`, the loader)
+//!    goes on until it is back in the user's scripts, as in a browser
+//!    (see `Node::skip_hidden`): blackboxing does not cover node's internals.
 //! 5. End: `Runtime.executionContextDestroyed` (the program and its event
 //!    loop are done; node then waits for the client to disconnect), or the
 //!    websocket closing (`process.exit`). doppel disconnects and waits for
@@ -479,18 +482,21 @@ impl Node {
         }
     }
 
-    /// Waits for the program to pause or end after a resume or step.
+    /// Waits for the program to pause or end after a resume or step; the
+    /// whole wait, including the steps that leave node's own code (see
+    /// [`Node::skip_hidden`]), lasts at most the action timeout.
     async fn wait_stop(&mut self, motion: Motion) -> Output {
         let Some(naming) = self.naming.clone() else {
             return Fail::Protocol("no subject loaded".into()).output();
         };
+        let deadline = tokio::time::Instant::now() + self.cfg.action_timeout;
         loop {
             let Some(s) = self.session.as_mut() else {
                 return Fail::Crash("node is not running".into()).output();
             };
             let r = s
                 .cdp
-                .wait_for("a pause or the end of the program", |m| {
+                .wait_until(deadline, "a pause or the end of the program", |m| {
                     is_event(m, &["Debugger.paused", "Runtime.executionContextDestroyed"], None)
                 })
                 .await;
@@ -503,13 +509,14 @@ impl Node {
                 return self.finish().await;
             }
             s.scripts.absorb(&mut s.cdp, None);
-            if m["params"]["reason"] == "instrumentation" {
-                // Only before the source is an instrumentation pause asked for.
-                if let Err(f) = self.call("Debugger.resume", json!({})).await {
-                    return f.output();
-                }
-                continue;
+            match self.skip_hidden(&m, &naming, motion).await {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(f) => return f.output(),
             }
+            let Some(s) = self.session.as_mut() else {
+                return Fail::Crash("node is not running".into()).output();
+            };
             let reason = v8::pause_reason(&m, motion);
             let depth = self.cfg.value_depth;
             let r = v8::read_state(&mut s.cdp, None, &m, &s.scripts, &naming, reason, depth).await;
@@ -518,6 +525,75 @@ impl Node {
                 Err(e) => self.fail(e).output(),
             };
         }
+    }
+
+    /// Moves on from a pause that is not for the user: `Ok(true)` when the
+    /// program was resumed or stepped again.
+    ///
+    /// V8's blackboxing does not cover node's internal modules (they have no
+    /// context of their own), so a step can stop inside them (`console.log`
+    /// is JavaScript in node, native in a browser) or in the loader. Such a
+    /// step goes on the way a browser's would:
+    /// - a user frame below: step out until it is on top (a step into
+    ///   `console.log` steps over it);
+    /// - no user frame (a script ended): run to the next script (the
+    ///   instrumentation breakpoint again) and stop at its first statement,
+    ///   as Chromium steps from the end of one `<script>` into the next.
+    async fn skip_hidden(&mut self, m: &Json, naming: &Naming, motion: Motion) -> Result<bool, Fail> {
+        let s = self
+            .session
+            .as_mut()
+            .ok_or_else(|| Fail::Crash("node is not running".into()))?;
+        let url_of = |loc: &Json| {
+            s.scripts
+                .url(loc["scriptId"].as_str().unwrap_or(""))
+                .unwrap_or("")
+                .to_string()
+        };
+        if m["params"]["reason"] == "instrumentation" {
+            let url = m["params"]["data"]["scriptId"]
+                .as_str()
+                .and_then(|id| s.scripts.url(id))
+                .unwrap_or("")
+                .to_string();
+            if naming.is_hidden(&url) {
+                self.call("Debugger.resume", json!({})).await?;
+                return Ok(true);
+            }
+            // A user script is about to run: stop at its first statement.
+            if let Some(id) = s.instrumentation.take() {
+                self.call("Debugger.removeBreakpoint", json!({"breakpointId": id}))
+                    .await?;
+            }
+            self.call("Debugger.pause", json!({})).await?;
+            self.call("Debugger.resume", json!({})).await?;
+            return Ok(true);
+        }
+        let frames = m["params"]["callFrames"].as_array().cloned().unwrap_or_default();
+        let hidden: Vec<bool> = frames
+            .iter()
+            .map(|f| naming.is_hidden(&url_of(&f["location"])))
+            .collect();
+        if motion != Motion::Step || !hidden.first().copied().unwrap_or(false) {
+            return Ok(false);
+        }
+        if hidden.iter().any(|h| !h) {
+            self.call("Debugger.stepOut", json!({})).await?;
+            return Ok(true);
+        }
+        if s.instrumentation.is_none() {
+            let r = self
+                .call(
+                    "Debugger.setInstrumentationBreakpoint",
+                    json!({"instrumentation": "beforeScriptExecution"}),
+                )
+                .await?;
+            if let Some(s) = self.session.as_mut() {
+                s.instrumentation = r["breakpointId"].as_str().map(str::to_string);
+            }
+        }
+        self.call("Debugger.resume", json!({})).await?;
+        Ok(true)
     }
 
     fn ended_message(&self) -> String {
