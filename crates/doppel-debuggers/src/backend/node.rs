@@ -266,8 +266,14 @@ impl Session {
             .await?;
         self.instrumentation = r["breakpointId"].as_str().map(str::to_string);
         let mut limits = cfg.limits;
-        let mapped = vm_size(self.guard.pid()).unwrap_or(0);
-        limits.memory_bytes = limits.memory_bytes.saturating_add(mapped);
+        match vm_size(self.guard.pid()) {
+            Some(mapped) => limits.memory_bytes = limits.memory_bytes.saturating_add(mapped),
+            None => {
+                // Without node's own size a bare RLIMIT_AS would abort node itself.
+                c.note("node's address space is unknown: no address-space limit");
+                limits.memory_bytes = libc::RLIM_INFINITY;
+            }
+        }
         if let Err(e) = limits.apply_to(self.guard.pid()) {
             c.note(format!("resource limits not applied to node {}: {e}", self.guard.pid()));
         }
