@@ -358,3 +358,34 @@ async fn cold_runs_start_a_fresh_browser_each_time() {
     }
     assert_ne!(pids[0], pids[1]);
 }
+
+#[tokio::test]
+async fn a_run_abandoned_while_paused_leaves_the_browser_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
+    let mut d = Chromium::new(&cfg()).unwrap();
+    d.load(&s).await;
+    d.set_breakpoint(&Location::line("prog.js", JS_SQUARE_BODY)).await;
+    paused(&d.start().await);
+    let pid = d.debugger_pid().unwrap();
+    let t = Instant::now();
+    d.reset().await;
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "closing a paused page took {:?}",
+        t.elapsed()
+    );
+    d.load(&s).await;
+    assert_eq!(d.debugger_pid(), Some(pid), "the same browser serves the next run");
+    d.set_breakpoint(&Location::line("prog.js", JS_CALL_LINE)).await;
+    let st = d.start().await;
+    assert_eq!(paused(&st).location.line, JS_CALL_LINE);
+    let again = d.exec(ExecAction::Resume).await;
+    let i = paused(&again)
+        .variables
+        .iter()
+        .find(|v| v.name == "i")
+        .map(|v| v.value.text.clone());
+    assert_eq!(i.as_deref(), Some("1"));
+    d.shutdown().await;
+}
