@@ -97,3 +97,43 @@ async fn node_and_chromium_step_alike() {
         assert_eq!(walks[1].1, walks[0].1);
     }
 }
+
+#[tokio::test]
+async fn a_source_of_declarations_only_breaks_when_the_epilogue_calls_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(
+        dir.path(),
+        "lib.js",
+        "function f(a) {\n    return a + 1;\n}\n",
+        &[],
+        &[("run.js", "console.log(f(1));\n")],
+    );
+    let cfg = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    for name in ["node", "chromium"] {
+        let mut d = registry::create(name, &cfg).unwrap();
+        assert!(matches!(d.load(&s).await, Output::Finished { .. }), "{name}");
+        d.set_breakpoint(&Location::line("lib.js", 2)).await;
+        let out = d.start().await;
+        let st = out.paused().unwrap_or_else(|| panic!("{name}: {out:?}"));
+        assert_eq!((st.location.file.as_str(), st.location.line), ("lib.js", 2), "{name}");
+        let stack: Vec<(&str, &str)> = st
+            .call_stack
+            .iter()
+            .map(|f| (f.function.as_str(), f.location.as_ref().map_or("", |l| l.file.as_str())))
+            .collect();
+        assert_eq!(stack, [("f", "lib.js"), ("(anonymous)", "run.js")], "{name}");
+        assert_eq!(
+            d.exec(ExecAction::Resume).await,
+            Output::Finished {
+                exit_code: Some(0),
+                signal: None
+            },
+            "{name}"
+        );
+        assert_eq!(d.program_output(), "2\n", "{name}");
+        d.shutdown().await;
+    }
+}
