@@ -4,8 +4,13 @@
 //! `backend/` plus one line in [`registry`]):
 //! - `protocol/gdbmi.rs`: GDB/MI output parser (records, tuples, lists, C strings);
 //! - `protocol/dap.rs`: Debug Adapter Protocol client (framing, seq matching, events);
+//! - `protocol/cdp.rs`: Chrome DevTools Protocol client (websocket, id matching,
+//!   events per target session);
 //! - `backend/gdb.rs`: GDB over MI 3;
-//! - `backend/lldb.rs`: LLDB over DAP (`lldb-dap-N` / `lldb-vscode-N`).
+//! - `backend/lldb.rs`: LLDB over DAP (`lldb-dap-N` / `lldb-vscode-N`);
+//! - `backend/v8.rs`: what the V8 backends share (pause state, values, script URLs);
+//! - `backend/node.rs`: V8 in Node.js over CDP (`node --inspect-brk`);
+//! - `backend/chromium.rs`: V8 in headless Chromium over CDP (one browser, a page per run).
 //!
 //! Protocol details (MI records, DAP `seq`, thread ids, 0/1-based columns)
 //! never leave their backend: the trait speaks only the core model.

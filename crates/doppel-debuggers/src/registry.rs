@@ -18,7 +18,12 @@ pub struct BackendEntry {
 
 /// All backends, in the order `doppel backends` lists them.
 pub fn all() -> Vec<BackendEntry> {
-    vec![crate::backend::gdb::entry(), crate::backend::lldb::entry()]
+    vec![
+        crate::backend::gdb::entry(),
+        crate::backend::lldb::entry(),
+        crate::backend::node::entry(),
+        crate::backend::chromium::entry(),
+    ]
 }
 
 /// Creates the backend called `name`.

@@ -1,7 +1,10 @@
 //! Backends: one file per debugger, plus the helpers they share.
 
+pub mod chromium;
 pub mod gdb;
 pub mod lldb;
+pub mod node;
+pub mod v8;
 
 use doppel_core::{FailureKind, Output};
 use std::path::Path;
@@ -37,6 +40,29 @@ pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Option<String> {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+/// The name of signal `n` (`SIGSEGV`), or `SIG<n>` for an unusual one.
+pub(crate) fn signal_name(n: i32) -> String {
+    let name = match n {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return format!("SIG{n}"),
+    };
+    name.to_string()
 }
 
 /// How an exchange with a debugger failed; becomes an [`Output::Failed`].

@@ -1,4 +1,5 @@
 //! Protocol clients and parsers: one file per protocol.
 
+pub mod cdp;
 pub mod dap;
 pub mod gdbmi;

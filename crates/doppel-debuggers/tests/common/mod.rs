@@ -71,3 +71,63 @@ pub fn alive(pid: u32) -> bool {
 /// Prints its environment and the address of a local: both must be the same
 /// under every debugger.
 pub const ENV: &str = "#include <stdio.h>\nextern char **environ;\nint main(void) {\n    int x = 0;\n    printf(\"&x=%p\\n\", (void *)&x);\n    for (char **e = environ; *e; e++)\n        printf(\"%s\\n\", *e);\n    return x;\n}\n";
+
+/// The JavaScript program of the node and chromium tests. Line numbers
+/// matter: see the `JS_*` constants.
+pub const JS_PROG: &str = r#"function square(x) {
+    let y = x * x;
+    return y;
+}
+function main() {
+    const name = "probe";
+    let total = 0;
+    const point = { x: 1, y: [2, 3] };
+    for (let i = 0; i < 3; i++) {
+        // a comment line: breakpoints here slide to line 11
+        total += square(i);
+    }
+    console.log(name, total, point.x);
+    return total;
+}
+main();
+"#;
+pub const JS_COMMENT_LINE: u32 = 10;
+pub const JS_CALL_LINE: u32 = 11;
+pub const JS_SQUARE_BODY: u32 = 2;
+pub const JS_FOR_LINE: u32 = 9;
+pub const JS_MAIN_CALL: u32 = 16;
+
+/// Writes `source` as `name` (and the given prelude and epilogue scripts)
+/// in `dir` and returns the subject.
+pub fn js_subject(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    prelude: &[(&str, &str)],
+    epilogue: &[(&str, &str)],
+) -> Subject {
+    let src = dir.join(name);
+    std::fs::write(&src, source).unwrap();
+    let write = |files: &[(&str, &str)]| -> Vec<std::path::PathBuf> {
+        files
+            .iter()
+            .map(|(n, text)| {
+                let p = dir.join(n);
+                std::fs::write(&p, text).unwrap();
+                p
+            })
+            .collect()
+    };
+    Subject {
+        name: name.into(),
+        language: Language::JavaScript,
+        source: src,
+        source_name: name.into(),
+        line_count: source.lines().count() as u32,
+        binary: None,
+        prelude: write(prelude),
+        epilogue: write(epilogue),
+        hash: name.into(),
+        build: "none".into(),
+    }
+}

@@ -1,0 +1,139 @@
+//! node and chromium run the same V8: stepping through the same program
+//! (across a prelude, the source and an epilogue, into and over calls,
+//! over `console.log`, which is JavaScript in node and native in a browser)
+//! must visit the same locations with the same call stacks and values.
+//!
+//! One difference is known and kept (it is the debuggers' own behaviour):
+//! node 20's V8 lists `let`/`const` bindings not yet initialized (in their
+//! temporal dead zone) as `undefined`, Chromium's newer V8 leaves them out.
+
+mod common;
+
+use common::*;
+use doppel_core::{ExecAction, Location, Output};
+use doppel_debuggers::{Debugger, DebuggerConfig, registry};
+use std::time::Duration;
+
+type Pause = (String, Vec<(String, String)>);
+
+/// Per pause: location and call stack as one line, and the top frame's variables.
+async fn walk(d: &mut dyn Debugger, s: &doppel_core::Subject, action: ExecAction) -> (Vec<Pause>, Output) {
+    assert!(matches!(d.load(s).await, Output::Finished { .. }));
+    d.set_breakpoint(&Location::line("prog.js", 6)).await;
+    let mut out = d.start().await;
+    let mut seen = Vec::new();
+    while let Output::Paused(st) = &out {
+        let stack: Vec<String> = st
+            .call_stack
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}@{}",
+                    f.function,
+                    f.location.as_ref().map(|l| l.to_string()).unwrap_or_default()
+                )
+            })
+            .collect();
+        let vars = st
+            .variables
+            .iter()
+            .map(|v| (v.name.clone(), v.value.text.clone()))
+            .collect();
+        seen.push((format!("{} [{}]", st.location, stack.join(" < ")), vars));
+        assert!(seen.len() < 500, "runaway stepping: {seen:#?}");
+        out = d.exec(action).await;
+    }
+    d.reset().await;
+    (seen, out)
+}
+
+#[tokio::test]
+async fn node_and_chromium_step_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(
+        dir.path(),
+        "prog.js",
+        JS_PROG,
+        &[("prelude.js", "var PRE = 1;\n")],
+        &[("epilogue.js", "var after = PRE + 1;\nconsole.log('after', after);\n")],
+    );
+    let cfg = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    for action in [ExecAction::StepIn, ExecAction::StepOver, ExecAction::StepOut] {
+        let mut walks = Vec::new();
+        for name in ["node", "chromium"] {
+            let mut d = registry::create(name, &cfg).unwrap();
+            let w = walk(d.as_mut(), &s, action).await;
+            d.shutdown().await;
+            walks.push(w);
+        }
+        let lines = |w: &(Vec<Pause>, Output)| w.0.iter().map(|p| p.0.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            lines(&walks[0]),
+            lines(&walks[1]),
+            "{action:?}: node (left) and chromium (right) differ"
+        );
+        for ((at, node), (_, chromium)) in walks[0].0.iter().zip(&walks[1].0) {
+            let tdz_free: Vec<&(String, String)> = node
+                .iter()
+                .filter(|(n, v)| v != "undefined" || chromium.iter().any(|(c, _)| c == n))
+                .collect();
+            assert_eq!(tdz_free, chromium.iter().collect::<Vec<_>>(), "{action:?} at {at}");
+        }
+        assert!(
+            lines(&walks[0]).iter().any(|l| l.starts_with("epilogue.js:1:")),
+            "{action:?} reaches the epilogue: {:#?}",
+            lines(&walks[0])
+        );
+        assert_eq!(
+            walks[0].1,
+            Output::Finished {
+                exit_code: Some(0),
+                signal: None
+            }
+        );
+        assert_eq!(walks[1].1, walks[0].1);
+    }
+}
+
+#[tokio::test]
+async fn a_source_of_declarations_only_breaks_when_the_epilogue_calls_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(
+        dir.path(),
+        "lib.js",
+        "function f(a) {\n    return a + 1;\n}\n",
+        &[],
+        &[("run.js", "console.log(f(1));\n")],
+    );
+    let cfg = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    for name in ["node", "chromium"] {
+        let mut d = registry::create(name, &cfg).unwrap();
+        assert!(matches!(d.load(&s).await, Output::Finished { .. }), "{name}");
+        d.set_breakpoint(&Location::line("lib.js", 2)).await;
+        let out = d.start().await;
+        let st = out.paused().unwrap_or_else(|| panic!("{name}: {out:?}"));
+        assert_eq!((st.location.file.as_str(), st.location.line), ("lib.js", 2), "{name}");
+        let stack: Vec<(&str, &str)> = st
+            .call_stack
+            .iter()
+            .map(|f| (f.function.as_str(), f.location.as_ref().map_or("", |l| l.file.as_str())))
+            .collect();
+        assert_eq!(stack, [("f", "lib.js"), ("(anonymous)", "run.js")], "{name}");
+        assert_eq!(
+            d.exec(ExecAction::Resume).await,
+            Output::Finished {
+                exit_code: Some(0),
+                signal: None
+            },
+            "{name}"
+        );
+        assert_eq!(d.program_output(), "2\n", "{name}");
+        d.shutdown().await;
+    }
+}
