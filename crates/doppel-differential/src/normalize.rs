@@ -50,6 +50,12 @@ pub struct NormalizationConfig {
     pub shadowed_names: bool,
     /// Drop GDB's `<repeats N times>` and trailing `'\000'` padding of char arrays.
     pub char_array_padding: bool,
+    /// JavaScript: drop bindings whose value is `undefined`. Node 20's V8
+    /// lists `let`/`const`/`class` bindings that are not initialised yet (in
+    /// their temporal dead zone) as `undefined`; Chromium's V8 leaves them
+    /// out, and CDP does not mark them. The price: an `undefined` binding is
+    /// not compared.
+    pub undefined_bindings: bool,
 }
 
 impl Default for NormalizationConfig {
@@ -63,6 +69,7 @@ impl Default for NormalizationConfig {
             aggregate_members: true,
             type_spelling: true,
             char_array_padding: true,
+            undefined_bindings: true,
             number_format: true,
             unavailable_values: true,
             entry_values: true,
@@ -84,6 +91,7 @@ impl NormalizationConfig {
             aggregate_members: false,
             type_spelling: false,
             char_array_padding: false,
+            undefined_bindings: false,
             number_format: false,
             unavailable_values: false,
             entry_values: false,
@@ -103,6 +111,7 @@ impl NormalizationConfig {
             ("aggregate_members", self.aggregate_members),
             ("type_spelling", self.type_spelling),
             ("char_array_padding", self.char_array_padding),
+            ("undefined_bindings", self.undefined_bindings),
             ("number_format", self.number_format),
             ("unavailable_values", self.unavailable_values),
             ("entry_values", self.entry_values),
@@ -124,6 +133,7 @@ impl NormalizationConfig {
                 "aggregate_members" => &mut self.aggregate_members,
                 "type_spelling" => &mut self.type_spelling,
                 "char_array_padding" => &mut self.char_array_padding,
+                "undefined_bindings" => &mut self.undefined_bindings,
                 "number_format" => &mut self.number_format,
                 "unavailable_values" => &mut self.unavailable_values,
                 "entry_values" => &mut self.entry_values,
@@ -174,6 +184,7 @@ pub fn state(s: &ProgramState, cfg: &NormalizationConfig) -> ProgramState {
         .iter()
         .filter(|v| !(cfg.entry_values && v.name.ends_with("@entry")))
         .filter(|v| !(cfg.pseudo_variables && v.name.starts_with('<') && v.name.ends_with('>')))
+        .filter(|v| !(cfg.undefined_bindings && v.type_name.as_deref() == Some("undefined")))
         .map(|v| variable(v, cfg))
         // A variable that cannot be read tells nothing; GDB omits some that
         // LLDB lists as unreadable (a block-local without a location yet).
@@ -280,7 +291,8 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
                 .trim()
                 .to_string()
         };
-        !text.is_empty() && bare(t) == bare(&text)
+        // JavaScript's `undefined` and `null` are spelled like their types.
+        !text.is_empty() && text != "undefined" && text != "null" && bare(t) == bare(&text)
     });
     if cfg.aggregate_members && (is_unexpanded_aggregate(&text) || type_as_summary) && !is_pointer {
         // Below the expansion depth: GDB prints the members inline, LLDB a
@@ -583,6 +595,30 @@ mod tests {
             value(&gdb, Some("struct p"), &off),
             value(&lldb, Some("struct p"), &off)
         );
+    }
+
+    #[test]
+    fn undefined_javascript_bindings_are_dropped_and_not_taken_for_aggregates() {
+        let js = |name: &str, ty: &str, text: &str| Variable {
+            name: name.into(),
+            type_name: Some(ty.into()),
+            value: Value::scalar(text),
+            kind: VariableKind::Local,
+        };
+        let s = ProgramState {
+            location: Location::line("p.js", 3),
+            reason: doppel_core::PauseReason::Breakpoint,
+            call_stack: vec![],
+            variables: vec![js("i", "undefined", "undefined"), js("n", "number", "3")],
+            signal: None,
+            return_value: None,
+        };
+        let n = state(&s, &NormalizationConfig::default());
+        assert_eq!(n.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["n"]);
+        let mut keep = NormalizationConfig::default();
+        keep.disable("undefined_bindings").unwrap();
+        let n = state(&s, &keep);
+        assert_eq!(n.variables[0].value.text, "undefined", "not a {{...}} placeholder");
     }
 
     #[test]
