@@ -1,6 +1,8 @@
 //! `doppel bench diff`: wall time per differential run with warm debugger
 //! reuse against a fresh debugger process per run (DBDB's implementation),
-//! on the bundled corpus. Prints figures; asserts nothing.
+//! on the bundled corpus of the debuggers' language or the given programs
+//! (for the JavaScript debuggers: `doppel bench diff --debuggers
+//! node,chromium ../shared/corpus/js/sunspider`). Prints figures; asserts nothing.
 
 use super::subjects;
 use crate::settings::Settings;
@@ -33,6 +35,9 @@ pub enum BenchWhat {
         /// Let the debuggers load libc6-dbg's debug info (as `diff --system-debug-info`).
         #[arg(long)]
         system_debug_info: bool,
+        /// Programs to run (files or directories; default: the bundled corpus
+        /// of the debuggers' language).
+        paths: Vec<std::path::PathBuf>,
     },
 }
 
@@ -72,6 +77,7 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
         seeds,
         debuggers,
         system_debug_info,
+        paths,
     } = a.what;
     let args = super::diff::DiffArgs {
         debuggers: Some(debuggers),
@@ -81,8 +87,17 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     };
     let mut spec = super::diff::spec(&args, s)?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
-    let cache = subjects::cache_dir(&s.campaign.db);
-    let prepared = subjects::prepare(&[subjects::default_corpus()], &cache, &recipe, Some(programs)).await?;
+    let language = subjects::language_of(&spec.debuggers)?;
+    let paths = if paths.is_empty() {
+        vec![subjects::default_corpus_for(language)]
+    } else {
+        paths
+    };
+    let prepared: Vec<_> = subjects::prepare_for(language, &paths, &s.campaign.db, &recipe, Some(programs))
+        .await?
+        .into_iter()
+        .filter(|p| p.error.is_none())
+        .collect();
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
         prepared.len(),

@@ -26,11 +26,6 @@ pub fn default_corpus_for(language: Language) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir)
 }
 
-/// The bundled C corpus.
-pub fn default_corpus() -> PathBuf {
-    default_corpus_for(Language::C)
-}
-
 /// The language every one of `debuggers` debugs (the first they share).
 ///
 /// Errors: an unknown debugger, or debuggers of different languages.
