@@ -55,12 +55,17 @@
 //! `symbols.enable-external-lookup` is off, so LLDB does not load separate
 //! debug files (libc6-dbg) for the system libraries, as the GDB backend does.
 //!
+//! Host probe: every launch starts an `lldb-server` that runs `lsb_release`
+//! twice (~30 ms); as root the adapter runs in a mount namespace where a
+//! script gives the same answer at once (`lldb_host.rs`), warm and fresh alike.
+//!
 //! Quirks: every message has `seq: 0`; the call stack continues below `main`
 //! into libc when libc6-dbg is installed (`__libc_start_call_main`, ...;
 //! normalization drops those frames); program output arrives as `output`
 //! events with `\r\n`.
 
 use super::Fail;
+use super::lldb_host::HostShim;
 use crate::protocol::dap::{DapClient, DapError};
 use crate::registry::BackendEntry;
 use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
@@ -228,6 +233,9 @@ async fn initialize(dap: &mut DapClient) -> Result<(), String> {
 async fn start_stdio_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, String> {
     let mut cmd = process::piped(&exe.to_string_lossy());
     super::fixed_environment(&mut cmd);
+    if let Ok(shim) = HostShim::get() {
+        shim.install(&mut cmd);
+    }
     let mut guard = process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let child = guard.child_mut();
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
@@ -249,6 +257,9 @@ async fn start_server(exe: &Path, cfg: &DebuggerConfig) -> Result<Server, String
     let mut cmd = process::piped(&exe.to_string_lossy());
     cmd.args(["--connection", "listen://127.0.0.1:0"]);
     super::fixed_environment(&mut cmd);
+    if let Ok(shim) = HostShim::get() {
+        shim.install(&mut cmd);
+    }
     let mut guard =
         process::spawn(cmd, cfg.sandbox).map_err(|e| format!("cannot start {} as a server: {e}", exe.display()))?;
     let child = guard.child_mut();
@@ -886,6 +897,7 @@ impl Debugger for Lldb {
                 },
                 "arguments flagged through the REPL command `frame variable --no-locals`".into(),
                 format!("call stacks read to {MAX_FRAMES} frames"),
+                HostShim::describe(),
             ],
         }
     }

@@ -3,6 +3,7 @@
 pub mod chromium;
 pub mod gdb;
 pub mod lldb;
+mod lldb_host;
 pub mod node;
 pub mod v8;
 
