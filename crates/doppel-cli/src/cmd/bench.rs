@@ -93,11 +93,17 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     } else {
         paths
     };
-    let prepared: Vec<_> = subjects::prepare_for(language, &paths, &s.campaign.db, &recipe, Some(programs))
-        .await?
-        .into_iter()
-        .filter(|p| p.error.is_none())
-        .collect();
+    let prepared: Vec<_> = subjects::prepare_for(
+        language,
+        &paths,
+        &s.campaign.db,
+        &recipe,
+        subjects::Selection::First(programs),
+    )
+    .await?
+    .into_iter()
+    .filter(|p| p.error.is_none())
+    .collect();
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
         prepared.len(),

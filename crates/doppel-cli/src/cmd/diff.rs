@@ -75,9 +75,13 @@ pub struct DiffArgs {
     /// run re-reads that debug info in GDB (much slower).
     #[arg(long)]
     pub system_debug_info: bool,
-    /// Use at most this many programs.
+    /// Use at most this many programs: the first in path order.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Use this many programs spread evenly over the path order (a
+    /// deterministic sample of a large suite such as test262).
+    #[arg(long, conflicts_with = "limit")]
+    pub sample: Option<usize>,
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -171,7 +175,14 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     };
     let recipe =
         BuildRecipe::parse(a.compiler.as_deref().unwrap_or(&s.campaign.compiler)).map_err(anyhow::Error::msg)?;
-    let prepared = subjects::prepare_for(language, &paths, db, &recipe, a.limit).await?;
+    let prepared = subjects::prepare_for(
+        language,
+        &paths,
+        db,
+        &recipe,
+        subjects::Selection::from_flags(a.limit, a.sample),
+    )
+    .await?;
     let failed_builds = prepared.iter().filter(|p| p.error.is_some()).count();
     let runs = a.runs_per_program.unwrap_or(s.campaign.runs_per_program);
     let first = a.seed.unwrap_or(s.campaign.seed);

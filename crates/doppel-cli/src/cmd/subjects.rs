@@ -52,6 +52,56 @@ pub fn js_cache_dir(db: &str) -> PathBuf {
     cache_dir(db).join("js")
 }
 
+/// Which of the discovered programs (sorted by path) a campaign uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Every program.
+    #[default]
+    All,
+    /// The first `n` in path order (`--limit`).
+    First(usize),
+    /// `n` programs spread evenly over the path order (`--sample`): program
+    /// `floor(i * total / n)` for `i` in `0..n`, so a large suite such as
+    /// test262 is sampled from every directory, deterministically.
+    Spread(usize),
+}
+
+impl Selection {
+    /// From the `--limit` and `--sample` flags (`--sample` wins).
+    pub fn from_flags(limit: Option<usize>, sample: Option<usize>) -> Self {
+        match (sample, limit) {
+            (Some(n), _) => Selection::Spread(n),
+            (None, Some(n)) => Selection::First(n),
+            (None, None) => Selection::All,
+        }
+    }
+
+    /// Keeps the selected files of `files` (sorted), in order.
+    pub fn apply<T>(self, files: Vec<T>) -> Vec<T> {
+        let total = files.len();
+        match self {
+            Selection::All => files,
+            Selection::First(n) => files.into_iter().take(n).collect(),
+            Selection::Spread(n) if n >= total => files,
+            Selection::Spread(n) => {
+                let mut keep = (0..n).map(|i| i * total / n).peekable();
+                files
+                    .into_iter()
+                    .enumerate()
+                    .filter_map(|(j, f)| {
+                        if keep.peek() == Some(&j) {
+                            keep.next();
+                            Some(f)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
 /// Discovers and prepares the subjects of `language` under `paths`:
 /// C through [`prepare`], JavaScript through [`prepare_js`].
 pub async fn prepare_for(
@@ -59,7 +109,7 @@ pub async fn prepare_for(
     paths: &[PathBuf],
     db: &str,
     recipe: &BuildRecipe,
-    limit: Option<usize>,
+    limit: Selection,
 ) -> anyhow::Result<Vec<Arc<Prepared>>> {
     match language {
         Language::C => prepare(paths, &cache_dir(db), recipe, limit).await,
@@ -73,14 +123,12 @@ pub async fn prepare_for(
 /// reason, so that its runs are recorded as subject errors.
 ///
 /// Errors: no `.js` file found.
-pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Arc<Prepared>>> {
-    let mut files = discover_js(paths);
+pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Selection) -> anyhow::Result<Vec<Arc<Prepared>>> {
+    let files = discover_js(paths);
     if files.is_empty() {
         anyhow::bail!("no .js files under {}", show_paths(paths));
     }
-    if let Some(n) = limit {
-        files.truncate(n);
-    }
+    let files = limit.apply(files);
     let cache = JsCache::new(cache.to_path_buf());
     let mut out = Vec::new();
     for f in files {
@@ -160,15 +208,13 @@ pub async fn prepare(
     paths: &[PathBuf],
     cache: &Path,
     recipe: &BuildRecipe,
-    limit: Option<usize>,
+    limit: Selection,
 ) -> anyhow::Result<Vec<Arc<Prepared>>> {
-    let mut files = discover(paths);
+    let files = discover(paths);
     if files.is_empty() {
         anyhow::bail!("no .c files under {}", show_paths(paths));
     }
-    if let Some(n) = limit {
-        files.truncate(n);
-    }
+    let files = limit.apply(files);
     let cache = BuildCache::new(cache.to_path_buf());
     let mut out = Vec::new();
     for f in files {
@@ -243,5 +289,21 @@ pub async fn prepare_one(
                 error: Some(format!("{e}")),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Selection;
+
+    #[test]
+    fn spread_sample_is_even_and_deterministic() {
+        let files: Vec<u32> = (0..10).collect();
+        assert_eq!(Selection::Spread(3).apply(files.clone()), vec![0, 3, 6]);
+        assert_eq!(Selection::Spread(5).apply(files.clone()), vec![0, 2, 4, 6, 8]);
+        assert_eq!(Selection::Spread(20).apply(files.clone()), files);
+        assert_eq!(Selection::First(2).apply(files.clone()), vec![0, 1]);
+        assert_eq!(Selection::All.apply(files.clone()), files);
+        assert_eq!(Selection::from_flags(Some(2), Some(3)), Selection::Spread(3));
     }
 }
