@@ -1,6 +1,6 @@
 //! The record of one run, as the store keeps it and reports show it.
 
-use crate::model::{ToolInfo, Trace, Verdict};
+use crate::model::{Action, ToolInfo, Trace, Verdict};
 use crate::subject::Subject;
 use serde::{Deserialize, Serialize};
 
@@ -33,4 +33,20 @@ pub struct RunRecord {
     pub duration_ms: f64,
     /// Start of the run, milliseconds since the Unix epoch.
     pub started_at_ms: i64,
+}
+
+impl RunRecord {
+    /// Execution actions (start, resume, steps) the run issued before it
+    /// ended, counted in its first trace: DBDB Figure 7's x. 0 for a run that
+    /// ended in the breakpoint phase, 1 for one that ended right after start.
+    pub fn execution_actions(&self) -> usize {
+        self.traces
+            .first()
+            .map(|t| {
+                t.actions()
+                    .filter(|a| matches!(a, Action::Start | Action::Exec { .. }))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
 }

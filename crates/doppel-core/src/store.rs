@@ -67,6 +67,17 @@ pub struct RunSummary {
     pub duration_ms: f64,
 }
 
+/// How one run ended and after how many execution actions (DBDB Figure 7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionCount {
+    /// Verdict name ([`crate::Verdict::name`]).
+    pub verdict: String,
+    /// Divergence type name, for a divergent run.
+    pub divergence: Option<String>,
+    /// [`RunRecord::execution_actions`].
+    pub execution_actions: usize,
+}
+
 /// Counts over a set of runs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CampaignSummary {
@@ -385,6 +396,35 @@ impl Store {
                     out.push(r.clone());
                 }
             }
+        }
+        Ok(out)
+    }
+
+    /// For every run matching `filter`: its verdict name, its divergence
+    /// type (divergent runs only) and [`RunRecord::execution_actions`], for
+    /// DBDB Figure 7. Records are streamed, one in memory at a time.
+    ///
+    /// Errors: database errors; a stored record that does not parse.
+    pub async fn action_counts(&self, filter: &RunFilter) -> anyhow::Result<Vec<ActionCount>> {
+        use futures::TryStreamExt;
+        let (cond, binds) = Self::filter_sql(filter, 1);
+        let sql = format!("SELECT id, verdict, divergence, record_json FROM runs WHERE 1=1{cond} ORDER BY id");
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in binds {
+            q = q.bind(b);
+        }
+        let mut rows = q.fetch(&self.pool);
+        let mut out = Vec::new();
+        while let Some(r) = rows.try_next().await? {
+            let id: i64 = r.try_get(0)?;
+            let json: String = r.try_get(3)?;
+            let record: RunRecord =
+                serde_json::from_str(&json).with_context(|| format!("run {id}: stored record does not parse"))?;
+            out.push(ActionCount {
+                verdict: r.try_get(1)?,
+                divergence: r.try_get(2)?,
+                execution_actions: record.execution_actions(),
+            });
         }
         Ok(out)
     }

@@ -116,6 +116,31 @@ async fn exercise(store: &Store) {
     assert_eq!(store.run(id).await.unwrap().unwrap().seed, u64::MAX - 1);
     let listed = store.runs_in_class(&c, &RunFilter::default(), 10).await.unwrap();
     assert_eq!(listed.last().map(|r| r.seed), Some(u64::MAX - 1));
+
+    // DBDB Figure 7's input: verdict, divergence type and execution actions
+    // (start, step in, step over: 3) of every run the filter selects.
+    let counts = store.action_counts(&RunFilter::default()).await.unwrap();
+    assert_eq!(
+        counts.len() as u64,
+        store.summary(&RunFilter::default()).await.unwrap().runs
+    );
+    assert!(counts.iter().all(|r| r.execution_actions == 3));
+    let agreeing: Vec<_> = counts.iter().filter(|r| r.verdict == "program_finished").collect();
+    assert_eq!(agreeing.len(), 1);
+    assert_eq!(agreeing[0].divergence, None);
+    assert!(
+        counts
+            .iter()
+            .filter(|r| r.verdict == "divergence")
+            .all(|r| r.divergence.is_some())
+    );
+    let big_only = RunFilter {
+        technique: None,
+        campaign: Some("big seeds".into()),
+    };
+    let only = store.action_counts(&big_only).await.unwrap();
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0].divergence.as_deref(), Some("call_stack"));
 }
 
 /// Eight tasks write five runs each through one handle, while a second

@@ -13,6 +13,11 @@ pub struct ClassesArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the classes, how many runs completed (and how) after at
+    /// most x execution actions, for x = 0, 1, 2, 5, 10, 20 and the maximum
+    /// (DBDB Figure 7).
+    #[arg(long)]
+    pub by_actions: bool,
 }
 
 #[derive(Args, Debug)]
@@ -34,6 +39,9 @@ fn filter(campaign: &Option<String>) -> RunFilter {
 
 pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
+    if a.by_actions {
+        return by_actions(&store, &filter(&a.campaign), a.json).await;
+    }
     let classes = store.classes(&filter(&a.campaign)).await?;
     if a.json {
         let rows: Vec<_> = classes
@@ -44,6 +52,50 @@ pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}", class_table(&classes));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// DBDB Figure 7 as a table (or JSON): cumulative completed runs per x.
+async fn by_actions(store: &Store, filter: &RunFilter, json: bool) -> anyhow::Result<ExitCode> {
+    use doppel_differential::completion;
+    let runs = store.action_counts(filter).await?;
+    let max = runs.iter().map(|r| r.execution_actions).max().unwrap_or(0);
+    let mut xs: Vec<usize> = [0, 1, 2, 5, 10, 20].into_iter().filter(|&x| x < max).collect();
+    xs.push(max);
+    let rows = completion::curve(&runs, &xs);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let kinds: std::collections::BTreeSet<&String> = rows.iter().flat_map(|r| r.divergences.keys()).collect();
+    let total = runs.len().max(1) as f64;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    let mut header = vec![
+        "x (execution actions)".to_string(),
+        "completed".into(),
+        "%".into(),
+        "program finished".into(),
+    ];
+    header.extend(kinds.iter().map(|k| k.to_string()));
+    header.extend(["max actions".into(), "other".into()]);
+    t.set_header(header);
+    for r in &rows {
+        let mut cells = vec![
+            format!("<= {}", r.actions),
+            r.completed.to_string(),
+            format!("{:.1}", 100.0 * r.completed as f64 / total),
+            r.finished.to_string(),
+        ];
+        cells.extend(
+            kinds
+                .iter()
+                .map(|k| r.divergences.get(*k).copied().unwrap_or(0).to_string()),
+        );
+        cells.extend([r.max_actions.to_string(), r.other.to_string()]);
+        t.add_row(cells);
+    }
+    println!("{} runs\n{t}", runs.len());
     Ok(ExitCode::SUCCESS)
 }
 
