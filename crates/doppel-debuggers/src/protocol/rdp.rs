@@ -437,6 +437,32 @@ impl RdpClient {
         }
     }
 
+    /// Waits, at most until `deadline`, until some queued event matches
+    /// `pred`, leaving it (and everything else) in the inbox.
+    ///
+    /// Errors: [`RdpError::Timeout`], [`RdpError::Closed`], [`RdpError::Protocol`].
+    pub async fn wait_queued_until(
+        &mut self,
+        deadline: Instant,
+        what: &str,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Result<(), RdpError> {
+        let mut seen = 0;
+        loop {
+            if self.inbox.iter().skip(seen).any(&pred) {
+                return Ok(());
+            }
+            seen = self.inbox.len();
+            self.recv(deadline, what).await?;
+        }
+    }
+
+    /// Removes and returns the first queued event matching `pred`.
+    pub fn take_first(&mut self, pred: impl Fn(&Value) -> bool) -> Option<Value> {
+        let i = self.inbox.iter().position(pred)?;
+        self.inbox.remove(i)
+    }
+
     /// [`RdpClient::wait_event_until`] with a deadline one timeout from now.
     pub async fn wait_event(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Result<Value, RdpError> {
         let deadline = Instant::now() + self.timeout;
