@@ -9,6 +9,10 @@ use doppel_debuggers::backend::firefox::Firefox;
 use doppel_debuggers::{BackendError, Debugger, DebuggerConfig};
 use std::time::{Duration, Instant};
 
+/// One browser at a time: nine starting together on two cores take longer
+/// than any sane startup bound.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn cfg() -> DebuggerConfig {
     DebuggerConfig {
         action_timeout: Duration::from_secs(20),
@@ -34,6 +38,7 @@ fn firefox_pids_under(root: u32) -> Vec<u32> {
 
 #[tokio::test]
 async fn a_full_session_emulates_the_front_end_steps_and_finishes() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let mut d = Firefox::new(&cfg()).unwrap();
@@ -133,6 +138,7 @@ async fn a_full_session_emulates_the_front_end_steps_and_finishes() {
 
 #[tokio::test]
 async fn a_breakpoint_on_the_first_statement_and_steps_across_scripts() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let prelude = [(
         "prelude.js",
@@ -194,6 +200,7 @@ async fn a_breakpoint_on_the_first_statement_and_steps_across_scripts() {
 
 #[tokio::test]
 async fn syntax_errors_and_exceptions_are_outcomes() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let mut d = Firefox::new(&cfg()).unwrap();
 
@@ -238,6 +245,7 @@ async fn syntax_errors_and_exceptions_are_outcomes() {
 
 #[tokio::test]
 async fn a_hanging_program_times_out_and_the_next_run_works() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "loop.js", "let x = 0;\nfor (;;) {\n    x++;\n}\n", &[], &[]);
     let mut d = Firefox::new(&DebuggerConfig {
@@ -281,6 +289,7 @@ async fn a_hanging_program_times_out_and_the_next_run_works() {
 
 #[tokio::test]
 async fn a_killed_browser_is_a_crash_and_the_next_load_recovers() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let mut d = Firefox::new(&cfg()).unwrap();
@@ -333,6 +342,7 @@ async fn square_run(d: &mut Firefox, s: &doppel_core::Subject) -> Vec<String> {
 
 #[tokio::test]
 async fn warm_runs_reuse_the_browser_and_give_identical_traces() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let mut d = Firefox::new(&cfg()).unwrap();
@@ -357,6 +367,7 @@ async fn warm_runs_reuse_the_browser_and_give_identical_traces() {
 
 #[tokio::test]
 async fn cold_runs_start_a_fresh_browser_each_time() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let mut d = Firefox::new(&DebuggerConfig { warm: false, ..cfg() }).unwrap();
@@ -375,6 +386,7 @@ async fn cold_runs_start_a_fresh_browser_each_time() {
 
 #[tokio::test]
 async fn a_run_abandoned_while_paused_leaves_the_browser_usable() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let mut d = Firefox::new(&cfg()).unwrap();

@@ -98,7 +98,7 @@ const FIRST_STATEMENT: &str = "script.source.firstStatement";
 
 /// The shortest bound for starting the browser (it takes 1-3 s to list its
 /// tab on a busy 2-core machine), whatever the action timeout.
-const MIN_STARTUP: Duration = Duration::from_secs(20);
+const MIN_STARTUP: Duration = Duration::from_secs(30);
 
 /// The profile's preferences: the debugger server without a prompt, and
 /// nothing that phones home or opens first-run pages.
@@ -445,6 +445,31 @@ fn error_line(msg: &Json) -> Option<String> {
     }
 }
 
+/// Kills the crash helpers of browser `pid`: Firefox starts
+/// `crashhelper <browser pid> ...` detached from its process tree (parent
+/// 1, a session of its own), so killing the tree leaves it behind for a
+/// while. Found through `/proc` by that first argument.
+fn kill_crash_helpers(pid: u32) {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for e in dir.flatten() {
+        let Some(other) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{other}/cmdline")) else {
+            continue;
+        };
+        let mut args = cmd.split(|&b| b == 0);
+        let exe = args.next().unwrap_or_default();
+        let first = args.next().unwrap_or_default();
+        if exe.ends_with(b"crashhelper") && first == pid.to_string().as_bytes() {
+            // SAFETY: kill with a pid read from /proc; at worst ESRCH.
+            unsafe { libc::kill(other, libc::SIGKILL) };
+        }
+    }
+}
+
 /// One running browser and its connection.
 struct Browser {
     guard: ProcessGuard,
@@ -656,7 +681,9 @@ impl Firefox {
         self.installed.clear();
         if let Some(mut b) = self.browser.take() {
             self.transcript.extend(b.rdp.take_transcript());
+            let pid = b.guard.pid();
             b.guard.kill_tree();
+            kill_crash_helpers(pid);
         }
     }
 
