@@ -353,6 +353,10 @@ pub fn grip_text(grip: &Json) -> (String, Option<String>) {
         Json::Array(_) => (grip.to_string(), "?"),
         Json::Object(_) => match grip["type"].as_str().unwrap_or("?") {
             "undefined" => ("undefined".into(), "undefined"),
+            "null" if grip["optimizedOut"] == true || grip["missingArguments"] == true => {
+                ("<optimized out>".into(), "undefined")
+            }
+            "null" if grip["uninitialized"] == true => ("<uninitialized>".into(), "undefined"),
             "null" => ("null".into(), "null"),
             t @ ("NaN" | "Infinity" | "-Infinity" | "-0") => (t.to_string(), "number"),
             "BigInt" => (format!("{}n", grip["text"].as_str().unwrap_or("?")), "bigint"),
@@ -1137,7 +1141,7 @@ impl Firefox {
                 let Some(grip) = desc.get("value") else {
                     continue; // an accessor: reading it would run program code
                 };
-                if grip["type"] == "uninitialized" {
+                if grip["uninitialized"] == true || grip["type"] == "uninitialized" {
                     continue; // in its temporal dead zone: Chromium omits it
                 }
                 let mut v = self.variable(name, grip, depth).await?;
@@ -1542,6 +1546,7 @@ mod tests {
         assert_eq!(t(json!({"type": "-0"})), "-0");
         assert_eq!(t(json!({"type": "undefined"})), "undefined");
         assert_eq!(t(json!({"type": "null"})), "null");
+        assert_eq!(t(json!({"type": "null", "optimizedOut": true})), "<optimized out>");
         assert_eq!(t(json!(true)), "true");
         assert_eq!(t(json!({"type": "BigInt", "text": "5"})), "5n");
         assert_eq!(
