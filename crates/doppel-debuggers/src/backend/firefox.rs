@@ -604,6 +604,9 @@ async fn start_browser(exe: &Path, cfg: &DebuggerConfig) -> Result<Browser, Stri
     })
 }
 
+/// A source's breakable lines and breakpoint positions (line → 0-based columns).
+type Breakable = (Vec<u32>, BTreeMap<u32, Vec<u32>>);
+
 /// The page of the current run.
 struct Run {
     _dir: tempfile::TempDir,
@@ -620,7 +623,7 @@ struct Run {
     /// The pause at the source's first statement, until `start`.
     first_pause: Option<Json>,
     /// `getBreakableLines` and `getBreakpointPositionsCompressed` of the source.
-    breakable: Option<(Vec<u32>, BTreeMap<u32, Vec<u32>>)>,
+    breakable: Option<Breakable>,
     /// An uncaught exception was reported (exit code 1).
     threw: bool,
     /// The marker was logged: every script has run.
