@@ -254,7 +254,14 @@ pub fn policy(
                     && s.call_stack.first().map(|f| &f.function) == top
                     && s.location.line > before.location.line
             });
-            let returned = states.iter().any(|s| s.call_stack.len() < depth);
+            // V8 is back in a caller, or still on the `return` line (it
+            // stops at the statement, then at its expression).
+            let returned = states.iter().any(|s| {
+                s.call_stack.len() < depth
+                    || (s.call_stack.len() == depth
+                        && s.call_stack.first().map(|f| &f.function) == top
+                        && s.location.line == before.location.line)
+            });
             (before.location.file.ends_with(".js") && states.len() == outputs.len() && at_end && returned)
                 .then(|| "frame_end_pause".into())
         }
@@ -487,6 +494,16 @@ mod policy_tests {
         let before = js(at(3, &[("square", 3), ("main", 11), ("(anonymous)", 16)]));
         let outs = [
             js(at(9, &[("main", 9), ("(anonymous)", 16)])),
+            js(at(4, &[("square", 4), ("main", 11), ("(anonymous)", 16)])),
+        ];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d).as_deref(),
+            Some("frame_end_pause")
+        );
+        // V8's second stop on the `return` line against SpiderMonkey's stop at `}`.
+        let outs = [
+            js(at(3, &[("square", 3), ("main", 11), ("(anonymous)", 16)])),
             js(at(4, &[("square", 4), ("main", 11), ("(anonymous)", 16)])),
         ];
         let d = compare(&names, &outs, &cfg, false).unwrap();
