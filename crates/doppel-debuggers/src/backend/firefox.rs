@@ -413,6 +413,106 @@ fn object_text(grip: &Json) -> (String, Option<String>) {
     (text, Some(class.to_string()))
 }
 
+/// V8's header of a function (its description up to the body: the first
+/// line of the source text before the first `{`, at most 100 characters).
+fn v8_head(text: &str) -> String {
+    let head = text.split('{').next().unwrap_or(text);
+    let head = head.lines().next().unwrap_or(head).trim();
+    head.chars().take(100).collect()
+}
+
+/// The end (byte offset) of a concise arrow body starting at `text`: the
+/// first `,`, `;` or line end outside brackets and strings, or an unopened
+/// closing bracket.
+fn arrow_end(text: &str) -> usize {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return i;
+                }
+            }
+            ',' | ';' | '\n' if depth == 0 => return i,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// The header V8 shows for a function, from its source text: `lines` are
+/// the lines of its file, `line` (1-based) and `column` (0-based, where
+/// SpiderMonkey starts the function: its parameters) from the grip's
+/// `location`. `function square(x)`, `async function* gen(u)`,
+/// `function (q)`, `m(a, b)` for a method, `(x) => x + 1` for an arrow.
+/// `None` when the location is not in the text.
+pub fn function_head(lines: &[&str], line: usize, column: usize, is_async: bool) -> Option<String> {
+    let text = lines.get(line.checked_sub(1)?)?;
+    let split = text.char_indices().nth(column).map_or(text.len(), |(i, _)| i);
+    let (before, _) = text.split_at(split);
+    let after: String = std::iter::once(&text[split..])
+        .chain(lines[line..].iter().copied())
+        .collect::<Vec<&str>>()
+        .join("\n");
+    // The parameters: balanced parentheses, or one identifier (`x => ...`).
+    let params_end = if after.starts_with('(') {
+        let mut depth = 0;
+        after
+            .char_indices()
+            .find_map(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i + 1)
+            })
+            .unwrap_or(after.len())
+    } else {
+        after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(after.len())
+    };
+    if after[params_end..].trim_start().starts_with("=>") {
+        let end = arrow_end(&after);
+        let prefix = if is_async { "async " } else { "" };
+        return Some(v8_head(&format!("{prefix}{}", after[..end].trim_end())));
+    }
+    let start = match before.rfind("function") {
+        Some(i) => {
+            let pre = before[..i].trim_end();
+            if pre.ends_with("async") {
+                pre.len() - "async".len()
+            } else {
+                i
+            }
+        }
+        None => {
+            // A method: its name right before the parameters.
+            let name_end = before.trim_end().len();
+            before[..name_end]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '*' || c == '#'))
+                .map_or(0, |i| i + 1)
+        }
+    };
+    Some(v8_head(&format!("{}{after}", &before[start..])))
+}
+
 /// Plain objects and arrays are expanded; other objects are shown by their
 /// description only (as in [`v8`]).
 fn expandable(grip: &Json) -> bool {
@@ -626,6 +726,8 @@ struct Run {
     breakable: Option<Breakable>,
     /// An uncaught exception was reported (exit code 1).
     threw: bool,
+    /// Script URL → its text (for function headers), `None` if unreadable.
+    texts: HashMap<String, Option<String>>,
     /// The marker was logged: every script has run.
     done: bool,
 }
@@ -950,6 +1052,7 @@ impl Firefox {
             first_pause: None,
             breakable: None,
             threw: false,
+            texts: HashMap::new(),
             done: false,
         });
         self.request(&list, "setActiveEventBreakpoints", json!({"ids": [FIRST_STATEMENT]}))
@@ -1161,7 +1264,13 @@ impl Firefox {
 
     /// A variable for `grip`, expanded `depth` more levels.
     async fn variable(&mut self, name: String, grip: &Json, depth: u32) -> Result<Variable, Fail> {
-        let (text, type_name) = grip_text(grip);
+        let (mut text, type_name) = grip_text(grip);
+        if grip["class"] == "Function"
+            && grip["isClassConstructor"] != true
+            && let Some(head) = self.function_head(grip)
+        {
+            text = head;
+        }
         let children = match grip["actor"].as_str() {
             Some(actor) if depth > 0 && expandable(grip) => {
                 let actor = actor.to_string();
@@ -1175,6 +1284,22 @@ impl Firefox {
             value: Value { text, children },
             kind: VariableKind::Local,
         })
+    }
+
+    /// V8's header of the function `grip`, from the text of its file
+    /// (read once per run; the scripts are local files).
+    fn function_head(&mut self, grip: &Json) -> Option<String> {
+        let url = grip["location"]["url"].as_str()?;
+        let line = grip["location"]["line"].as_u64()? as usize;
+        let column = grip["location"]["column"].as_u64()? as usize;
+        let run = self.run.as_mut()?;
+        if !run.texts.contains_key(url) {
+            let text = v8::url_path(url).and_then(|p| std::fs::read_to_string(p).ok());
+            run.texts.insert(url.to_string(), text);
+        }
+        let text = run.texts.get(url)?.as_deref()?;
+        let lines: Vec<&str> = text.lines().collect();
+        function_head(&lines, line, column, grip["isAsync"] == true)
     }
 
     /// The own data properties of object `actor` as variables, each expanded
@@ -1566,6 +1691,21 @@ mod tests {
             t(json!({"type": "object", "class": "Function", "name": "square", "parameterNames": ["x"]})),
             "function square(x)"
         );
+    }
+
+    #[test]
+    fn function_headers_come_from_the_source_text_as_in_v8() {
+        let src = "function square(x) {\n    return x;\n}\nconst arrow = (x) => x + 1;\nconst obj = { m(a, b) { return a; }, n: function (q) {} };\nasync function* gen(u) {}\nxs.push((x) => x + i);\nconst one = y => [y, 1];";
+        let lines: Vec<&str> = src.lines().collect();
+        let h = |l, c, a| function_head(&lines, l, c, a).unwrap();
+        assert_eq!(h(1, 15, false), "function square(x)");
+        assert_eq!(h(4, 14, false), "(x) => x + 1");
+        assert_eq!(h(5, 15, false), "m(a, b)");
+        assert_eq!(h(5, 49, false), "function (q)");
+        assert_eq!(h(6, 19, true), "async function* gen(u)");
+        assert_eq!(h(7, 8, false), "(x) => x + i");
+        assert_eq!(h(8, 12, false), "y => [y, 1]");
+        assert_eq!(function_head(&lines, 99, 0, false), None);
     }
 
     #[test]
