@@ -67,7 +67,8 @@
 //!    `arguments` object is left out (V8 lists it only when the function
 //!    uses it), and so are bindings in their temporal dead zone (Chromium
 //!    omits them). Values are rendered as [`v8::render`] renders V8's (see
-//!    [`grip_text`]); plain objects and arrays are expanded with
+//!    [`grip_text`]; a function by V8's header taken from its source text,
+//!    [`function_head`]); plain objects and arrays are expanded with
 //!    `prototypeAndProperties` to `value_depth` levels, at most
 //!    [`v8::MAX_CHILDREN`] members each, accessors and `__proto__` left out.
 //!
