@@ -10,7 +10,11 @@
 //! - `backend/lldb.rs`: LLDB over DAP (`lldb-dap-N` / `lldb-vscode-N`);
 //! - `backend/v8.rs`: what the V8 backends share (pause state, values, script URLs);
 //! - `backend/node.rs`: V8 in Node.js over CDP (`node --inspect-brk`);
-//! - `backend/chromium.rs`: V8 in headless Chromium over CDP (one browser, a page per run).
+//! - `protocol/rdp.rs`: Firefox Remote Debugging Protocol client (length-prefixed
+//!   JSON, replies matched FIFO per actor, events by type);
+//! - `backend/chromium.rs`: V8 in headless Chromium over CDP (one browser, a page per run);
+//! - `backend/firefox.rs`: SpiderMonkey in headless Firefox ESR over RDP (one browser,
+//!   a navigation per run, the DevTools front end's breakpoint choice emulated).
 //!
 //! Protocol details (MI records, DAP `seq`, thread ids, 0/1-based columns)
 //! never leave their backend: the trait speaks only the core model.

@@ -23,6 +23,7 @@ pub fn all() -> Vec<BackendEntry> {
         crate::backend::lldb::entry(),
         crate::backend::node::entry(),
         crate::backend::chromium::entry(),
+        crate::backend::firefox::entry(),
     ]
 }
 

@@ -137,3 +137,119 @@ async fn a_source_of_declarations_only_breaks_when_the_epilogue_calls_it() {
         d.shutdown().await;
     }
 }
+
+/// A walk as compared across V8 and SpiderMonkey: per pause the location
+/// and call stack without columns (their column conventions differ: V8
+/// stops at `return`'s expression, SpiderMonkey at the statement) and the
+/// variables sorted by name; consecutive pauses on the same line with the
+/// same stack count once (V8 stops twice on `return x;`, at the statement
+/// and at its expression).
+fn by_line(w: &[Pause]) -> Vec<(String, Vec<(String, String)>)> {
+    // "prog.js:11:9 [main@prog.js:11:9 < ...]" → "prog.js:11 [main@prog.js:11 < ...]":
+    // a `:<digits>` right after a `:<digits>` is a column.
+    let strip = |s: &str| -> String {
+        let mut out = String::new();
+        let mut last_was_line = false;
+        let mut rest = s;
+        while let Some(i) = rest.find(':') {
+            let before = &rest[..i];
+            out.push_str(before);
+            let after = &rest[i + 1..];
+            let n = after.find(|c: char| !c.is_ascii_digit()).unwrap_or(after.len());
+            if n > 0 && last_was_line && before.is_empty() {
+                last_was_line = false; // a column: dropped
+            } else {
+                out.push(':');
+                out.push_str(&after[..n]);
+                last_was_line = n > 0;
+            }
+            rest = &after[n..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for (at, vars) in w {
+        let at = strip(at);
+        let mut vars = vars.clone();
+        vars.sort();
+        if out.last().is_some_and(|(l, _)| *l == at) {
+            continue;
+        }
+        out.push((at, vars));
+    }
+    out
+}
+
+/// Firefox and Chromium walk the same program alike, line by line, with
+/// the same stacks and values, except where SpiderMonkey's stepping policy
+/// differs from V8's (kept in the trace: it is the debuggers' behaviour,
+/// documented in `docs/normalization.md`): a step that leaves a function
+/// (or a script) pauses once more at its end (`frameFinished`: the closing
+/// brace `}` of a function, the end of a script), where V8 goes on to the
+/// caller. Those pauses are taken out here before comparing.
+#[tokio::test]
+async fn firefox_and_chromium_step_alike_but_for_frame_end_pauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(
+        dir.path(),
+        "prog.js",
+        JS_PROG,
+        &[("prelude.js", "var PRE = 1;\n")],
+        &[("epilogue.js", "var after = PRE + 1;\nconsole.log('after', after);\n")],
+    );
+    let cfg = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    let lines: Vec<&str> = JS_PROG.lines().collect();
+    for action in [ExecAction::StepIn, ExecAction::StepOver, ExecAction::StepOut] {
+        let mut walks = Vec::new();
+        for name in ["chromium", "firefox"] {
+            let mut d = registry::create(name, &cfg).unwrap();
+            let w = walk(d.as_mut(), &s, action).await;
+            d.shutdown().await;
+            assert_eq!(
+                w.1,
+                Output::Finished {
+                    exit_code: Some(0),
+                    signal: None
+                },
+                "{name} {action:?}"
+            );
+            walks.push(by_line(&w.0));
+        }
+        let closing_brace = |at: &str| {
+            at.strip_prefix("prog.js:")
+                .and_then(|r| r.split(' ').next())
+                .and_then(|l| l.parse::<usize>().ok())
+                .is_some_and(|l| lines.get(l - 1).is_some_and(|t| t.trim() == "}"))
+        };
+        let firefox: Vec<_> = walks[1].iter().filter(|(at, _)| !closing_brace(at)).cloned().collect();
+        let ends = walks[1].len() - firefox.len();
+        assert_eq!(
+            walks[0], firefox,
+            "{action:?}: chromium (left) and firefox (right, without {ends} frame-end pauses) differ"
+        );
+        if action != ExecAction::StepOut {
+            assert!(ends > 0, "{action:?}: firefox pauses at function ends: {:#?}", walks[1]);
+        }
+    }
+}
+
+#[test]
+fn columns_are_dropped_for_the_line_comparison() {
+    let w = vec![
+        (
+            "prog.js:11:9 [main@prog.js:11:9 < (anonymous)@prog.js:16:1]".to_string(),
+            vec![],
+        ),
+        (
+            "prog.js:11:18 [main@prog.js:11:18 < (anonymous)@prog.js:16:1]".to_string(),
+            vec![],
+        ),
+    ];
+    let l = by_line(&w);
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0].0, "prog.js:11 [main@prog.js:11 < (anonymous)@prog.js:16]");
+}

@@ -241,7 +241,29 @@ pub fn policy(
                     && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
                     && s.location.line == call_line
             });
-            (states.len() == outputs.len() && mid_line).then(|| "return_lands_mid_line".into())
+            if states.len() == outputs.len() && mid_line {
+                return Some("return_lands_mid_line".into());
+            }
+            // JavaScript: SpiderMonkey pauses once more at the end of the
+            // function a step leaves (its closing brace, `frameFinished`);
+            // V8 goes on to the caller.
+            let depth = before.call_stack.len();
+            let top = before.call_stack.first().map(|f| &f.function);
+            let at_end = states.iter().any(|s| {
+                s.call_stack.len() == depth
+                    && s.call_stack.first().map(|f| &f.function) == top
+                    && s.location.line > before.location.line
+            });
+            // V8 is back in a caller, or still on the `return` line (it
+            // stops at the statement, then at its expression).
+            let returned = states.iter().any(|s| {
+                s.call_stack.len() < depth
+                    || (s.call_stack.len() == depth
+                        && s.call_stack.first().map(|f| &f.function) == top
+                        && s.location.line == before.location.line)
+            });
+            (before.location.file.ends_with(".js") && states.len() == outputs.len() && at_end && returned)
+                .then(|| "frame_end_pause".into())
         }
         _ => None,
     }
@@ -450,6 +472,50 @@ mod policy_tests {
             policy(before.paused(), Some(ExecAction::Resume), &outs, &d).as_deref(),
             Some("resume_completes_interrupted_step")
         );
+    }
+
+    #[test]
+    fn a_pause_at_the_end_of_a_javascript_function_is_a_policy() {
+        let names = vec!["chromium".to_string(), "firefox".to_string()];
+        let cfg = NormalizationConfig::default();
+        let js = |o: Output| match o {
+            Output::Paused(mut s) => {
+                s.location.file = "prog.js".into();
+                for f in &mut s.call_stack {
+                    if let Some(l) = f.location.as_mut() {
+                        l.file = "prog.js".into();
+                    }
+                }
+                Output::Paused(s)
+            }
+            o => o,
+        };
+        // `return y;` on line 3 of square, called from main's line 11.
+        let before = js(at(3, &[("square", 3), ("main", 11), ("(anonymous)", 16)]));
+        let outs = [
+            js(at(9, &[("main", 9), ("(anonymous)", 16)])),
+            js(at(4, &[("square", 4), ("main", 11), ("(anonymous)", 16)])),
+        ];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d).as_deref(),
+            Some("frame_end_pause")
+        );
+        // V8's second stop on the `return` line against SpiderMonkey's stop at `}`.
+        let outs = [
+            js(at(3, &[("square", 3), ("main", 11), ("(anonymous)", 16)])),
+            js(at(4, &[("square", 4), ("main", 11), ("(anonymous)", 16)])),
+        ];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(
+            policy(before.paused(), Some(ExecAction::StepOver), &outs, &d).as_deref(),
+            Some("frame_end_pause")
+        );
+        // The same shapes in C are not this policy.
+        let before = at(3, &[("square", 3), ("main", 11)]);
+        let outs = [at(9, &[("main", 9)]), at(4, &[("square", 4), ("main", 11)])];
+        let d = compare(&names, &outs, &cfg, false).unwrap();
+        assert_eq!(policy(before.paused(), Some(ExecAction::StepOver), &outs, &d), None);
     }
 
     #[test]

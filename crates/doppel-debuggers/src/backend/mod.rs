@@ -1,6 +1,7 @@
 //! Backends: one file per debugger, plus the helpers they share.
 
 pub mod chromium;
+pub mod firefox;
 pub mod gdb;
 pub mod lldb;
 mod lldb_host;

@@ -3,3 +3,4 @@
 pub mod cdp;
 pub mod dap;
 pub mod gdbmi;
+pub mod rdp;
