@@ -68,6 +68,19 @@ pub fn alive(pid: u32) -> bool {
     })
 }
 
+/// Stops (`SIGSTOP`) a process and all its descendants, as a debugger that
+/// stops answering without dying; returns the stopped pids.
+#[allow(dead_code)]
+pub fn freeze_tree(root: u32) -> Vec<u32> {
+    let mut pids = doppel_core::process::descendants(root);
+    pids.push(root);
+    for p in &pids {
+        // SAFETY: kill has no memory preconditions.
+        unsafe { libc::kill(*p as i32, libc::SIGSTOP) };
+    }
+    pids
+}
+
 /// Prints its environment and the address of a local: both must be the same
 /// under every debugger.
 pub const ENV: &str = "#include <stdio.h>\nextern char **environ;\nint main(void) {\n    int x = 0;\n    printf(\"&x=%p\\n\", (void *)&x);\n    for (char **e = environ; *e; e++)\n        printf(\"%s\\n\", *e);\n    return x;\n}\n";
