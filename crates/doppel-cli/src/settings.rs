@@ -15,6 +15,7 @@
 //! breakpoints_per_line = 0.1
 //! max_breakpoints = 10
 //! removal_probability = 0.2
+//! breakpoint_lines = "all"   # or "code": no blank or comment lines
 //! max_actions = 20
 //! action_timeout_ms = 10000
 //! compare_columns = false

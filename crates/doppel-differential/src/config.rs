@@ -94,6 +94,46 @@ pub struct DiffConfig {
     pub compare_columns: bool,
     /// Normalization rules (see `docs/normalization.md`).
     pub normalization: NormalizationConfig,
+    /// Which lines breakpoints are drawn from (DBDB: all). Left out of the
+    /// serialized form (and so of run keys) when it is the default.
+    #[serde(skip_serializing_if = "BreakpointLines::is_all")]
+    pub breakpoint_lines: BreakpointLines,
+}
+
+/// The lines the breakpoint phase draws from.
+///
+/// DBDB (Algorithm 1, line 3) draws from every line of the program. On long,
+/// commented programs (SunSpider, test262 with its frontmatter) nearly every
+/// run then meets a blank or comment line, where debuggers with different
+/// sliding policies diverge at once (`slide_vs_reject`), and the run ends
+/// before the program starts. `Code` draws only from lines with at least one
+/// token (whose AST node type is not the root's: not `Program` or
+/// `translation_unit`), so that runs reach the stepping phase; sliding is
+/// still tested on lines with code that is not a statement.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakpointLines {
+    /// Every line (DBDB).
+    #[default]
+    All,
+    /// Lines with at least one token.
+    Code,
+}
+
+impl BreakpointLines {
+    /// Whether this is the default, [`BreakpointLines::All`].
+    pub fn is_all(&self) -> bool {
+        *self == BreakpointLines::All
+    }
+
+    /// Parses `all` or `code`. Errors: any other word.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Self::All),
+            "code" => Ok(Self::Code),
+            _ => Err(format!("breakpoint lines: expected all or code, got {s:?}")),
+        }
+    }
 }
 
 impl Default for DiffConfig {
@@ -107,6 +147,7 @@ impl Default for DiffConfig {
             action_timeout_ms: 10_000,
             compare_columns: false,
             normalization: NormalizationConfig::default(),
+            breakpoint_lines: BreakpointLines::All,
         }
     }
 }

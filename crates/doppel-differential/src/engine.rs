@@ -15,7 +15,7 @@
 //! only after all debuggers have paused, so a run is determined by its subject,
 //! seed and configuration (up to the debuggers' own non-determinism).
 
-use crate::config::DiffConfig;
+use crate::config::{BreakpointLines, DiffConfig};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
@@ -164,6 +164,8 @@ async fn drive(
     }
 
     // 1. Breakpoints (Algorithm 1, lines 2-15).
+    let root = node_type(None);
+    let is_code = |line: u32| node_type(Some(line)) != root;
     let file = subject.source_name.clone();
     let wanted = cfg.breakpoint_count(subject.line_count);
     let mut kept: BTreeSet<u32> = BTreeSet::new();
@@ -171,7 +173,7 @@ async fn drive(
     while kept.len() < wanted && attempts < 20 * subject.line_count.max(1) as usize {
         attempts += 1;
         let line = rng.random_range(1..=subject.line_count.max(1));
-        if kept.contains(&line) {
+        if kept.contains(&line) || (cfg.breakpoint_lines == BreakpointLines::Code && !is_code(line)) {
             continue;
         }
         let at = Location::line(file.clone(), line);

@@ -19,4 +19,4 @@ pub mod oracle;
 pub mod reclassify;
 pub mod repro;
 
-pub use config::{ActionWeights, DiffConfig};
+pub use config::{ActionWeights, BreakpointLines, DiffConfig};

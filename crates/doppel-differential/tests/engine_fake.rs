@@ -308,3 +308,48 @@ async fn raw_messages_are_attached_to_outputs() {
         .all(|e| !e.raw.is_empty());
     assert!(outputs_with_raw);
 }
+
+#[tokio::test]
+async fn code_lines_only_keeps_breakpoints_off_lines_without_tokens() {
+    // Lines 1-6 are "comments" (the root's node type), 7-12 code.
+    let half = |line: Option<u32>| match line {
+        Some(l) if l > 6 => format!("node{l}"),
+        _ => "translation_unit".into(),
+    };
+    let requested = |o: &engine::RunOutcome| -> Vec<u32> {
+        o.traces[0]
+            .actions()
+            .filter_map(|a| match a {
+                doppel_core::Action::SetBreakpoint { at } => Some(at.line),
+                _ => None,
+            })
+            .collect()
+    };
+    let code = DiffConfig {
+        breakpoint_lines: doppel_differential::BreakpointLines::Code,
+        ..cfg()
+    };
+    let mut all_lines = Vec::new();
+    for seed in 0..20 {
+        let mut dbg: Vec<Box<dyn Debugger>> = vec![Box::new(fake("a")), Box::new(fake("b"))];
+        let out = engine::run(&mut dbg, &subject(), seed, &code, &half).await;
+        let lines = requested(&out);
+        assert!(!lines.is_empty(), "seed {seed}: no breakpoint at all");
+        assert!(lines.iter().all(|l| *l > 6), "seed {seed}: {lines:?}");
+        let mut dbg: Vec<Box<dyn Debugger>> = vec![Box::new(fake("a")), Box::new(fake("b"))];
+        all_lines.extend(requested(&engine::run(&mut dbg, &subject(), seed, &cfg(), &half).await));
+    }
+    assert!(all_lines.iter().any(|l| *l <= 6), "the default draws from every line");
+    // The default stays out of the serialized configuration (and so of run keys).
+    assert!(
+        serde_json::to_string(&cfg())
+            .unwrap()
+            .find("breakpoint_lines")
+            .is_none()
+    );
+    assert!(
+        serde_json::to_string(&code)
+            .unwrap()
+            .contains("\"breakpoint_lines\":\"code\"")
+    );
+}

@@ -6,8 +6,8 @@ use clap::Args;
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
 use doppel_debuggers::DebuggerConfig;
-use doppel_differential::ActionWeights;
 use doppel_differential::campaign::{self, CampaignSpec, Progress};
+use doppel_differential::{ActionWeights, BreakpointLines};
 use doppel_lang::c::BuildRecipe;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
@@ -49,6 +49,10 @@ pub struct DiffArgs {
     /// Probability of removing a breakpoint right after setting it (DBDB: 0.2).
     #[arg(long)]
     pub removal_probability: Option<f64>,
+    /// Lines breakpoints are drawn from: `all` (DBDB) or `code` (lines with
+    /// at least one token: no blank or comment lines).
+    #[arg(long)]
+    pub breakpoint_lines: Option<String>,
     /// Maximum execution actions per run (DBDB: 20).
     #[arg(long)]
     pub max_actions: Option<usize>,
@@ -100,6 +104,9 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
     }
     if let Some(v) = a.removal_probability {
         diff.removal_probability = v;
+    }
+    if let Some(v) = &a.breakpoint_lines {
+        diff.breakpoint_lines = BreakpointLines::parse(v).map_err(anyhow::Error::msg)?;
     }
     if let Some(v) = a.max_actions {
         diff.max_actions = v;
