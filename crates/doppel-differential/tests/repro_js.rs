@@ -9,6 +9,11 @@ use doppel_core::{
 const PROG: &str = "function square(x) {\n  const y = x * x;\n  return y;\n}\n// a comment\nlet total = 0;\nfor (let i = 0; i < 3; i++) {\n  total += square(i);\n}\n";
 
 fn run() -> RunRecord {
+    run_of(4)
+}
+
+/// The run with its first `n` actions (a run that diverged at action `n - 1`).
+fn run_of(n: usize) -> RunRecord {
     let actions = [
         Action::SetBreakpoint {
             at: Location::line("prog.js", 5),
@@ -21,7 +26,7 @@ fn run() -> RunRecord {
             exec: ExecAction::Resume,
         },
     ];
-    let events: Vec<Event> = actions
+    let events: Vec<Event> = actions[..n]
         .iter()
         .flat_map(|a| {
             [
@@ -145,4 +150,37 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
     );
     assert!(after("=== [2] step_in").starts_with("paused @ prog.js:"), "{stdout}");
     assert_eq!(after("=== [3] resume"), "finished", "{stdout}");
+}
+
+#[test]
+fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
+    // V8 resolves a breakpoint set by URL only when the script is parsed, so
+    // a run that ended in the breakpoint phase starts the program to show it.
+    let mut r = run_of(1);
+    let at = Location::line("prog.js", 5);
+    r.verdict = Verdict::Divergence(doppel_core::Finding {
+        class: doppel_core::ClassKey {
+            divergence: doppel_core::DivergenceKind::BreakpointLocation,
+            last_action: doppel_core::ActionKind::SetBreakpoint,
+            ast_node: "Program".into(),
+            policy: Some("slide_vs_reject".into()),
+        },
+        action_index: 0,
+        last_action: Action::SetBreakpoint { at },
+        line: Some(5),
+        detail: "node: breakpoint at prog.js:6:1; firefox: rejected".into(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    doppel_differential::repro::write(&r, dir.path()).unwrap();
+    let out = std::process::Command::new("timeout")
+        .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("breakpoint requested @ prog.js:5 resolved @ prog.js:6:"),
+        "the comment line's breakpoint slides to line 6: {stdout}"
+    );
 }

@@ -20,9 +20,10 @@ pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
     for f in files {
         println!("{}", f.display());
     }
-    println!(
-        "run `sh {}/run.sh` to see the divergence with the plain gdb and lldb CLIs",
-        a.out.display()
-    );
+    let with = match r.subject.language {
+        doppel_core::Language::C => "the plain gdb and lldb CLIs",
+        doppel_core::Language::JavaScript => "Node's inspector (see README.md there for the browsers' DevTools)",
+    };
+    println!("run `sh {}/run.sh` to see the divergence with {with}", a.out.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -300,7 +300,17 @@ for (const [i, a] of ACTIONS.entries()) {
   for (const e of events.filter((x) => x.method === 'Debugger.breakpointResolved')) console.log(`  (breakpoint resolved @ ${where(e.params.location)})`);
   for (let k = events.length - 1; k >= 0; k--) if (events[k].method === 'Debugger.breakpointResolved') events.splice(k, 1);
 }
-if (!running) console.log('(the run ended before the program started)');
+if (!running) {
+  // V8 resolves a breakpoint set by URL only when its script is parsed: start
+  // the program so that it says where the breakpoints of the run went.
+  console.log('(the run ended before the program started; starting it so that V8 resolves the breakpoints)');
+  await send('Runtime.runIfWaitingForDebugger');
+  await untilStop();
+  const line = new Map([...ids].map(([l, id]) => [id, l]));
+  for (const e of events.filter((x) => x.method === 'Debugger.breakpointResolved')) {
+    console.log(`  breakpoint requested @ ${SOURCE}:${line.get(e.params.breakpointId) ?? '?'} resolved @ ${where(e.params.location)}`);
+  }
+}
 ws.close();
 child.kill('SIGKILL');
 "#;
