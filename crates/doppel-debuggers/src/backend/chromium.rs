@@ -38,6 +38,7 @@
 //! whose pid CDP does not tell; the action timeout bounds every run.
 
 use super::Fail;
+use super::page::{file_url, page_html};
 use super::v8::{self, Motion, Naming, Scripts};
 use crate::protocol::cdp::{CdpClient, CdpError, is_event};
 use crate::registry::BackendEntry;
@@ -224,31 +225,6 @@ struct Page {
     instrumentation: Option<String>,
     /// An uncaught exception was reported (exit code 1).
     threw: bool,
-}
-
-/// `file://` URL of an absolute path (bytes outside `A-Za-z0-9-._~/`
-/// percent-encoded), as Chromium itself writes it.
-fn file_url(path: &std::path::Path) -> String {
-    let mut out = String::from("file://");
-    for &b in path.to_string_lossy().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The page that runs `files` in order as classic scripts, then signals the end.
-fn page_html(files: &[&PathBuf]) -> String {
-    let mut html = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>\n");
-    for f in files {
-        // file_url leaves no `"`, `<` or `&` unescaped.
-        html.push_str(&format!("<script src=\"{}\"></script>\n", file_url(f)));
-    }
-    html.push_str(&format!("<script>{DONE_BINDING}(\"done\");</script>\n</body></html>\n"));
-    html
 }
 
 /// One line of program output for a `Runtime.consoleAPICalled` event.
@@ -461,7 +437,7 @@ impl Chromium {
             .chain(subject.epilogue.iter())
             .collect();
         let page = dir.path().join("page.html");
-        std::fs::write(&page, page_html(&files))
+        std::fs::write(&page, page_html(&files, &format!("{DONE_BINDING}(\"done\");")))
             .map_err(|e| Fail::Crash(format!("writing {}: {e}", page.display())))?;
         let page_url = file_url(&page);
         let t = self
@@ -814,7 +790,7 @@ mod tests {
     fn the_page_loads_every_file_in_order_then_signals_the_end() {
         let a = PathBuf::from("/t/pre lude.js");
         let b = PathBuf::from("/t/prog.js");
-        let html = page_html(&[&a, &b]);
+        let html = page_html(&[&a, &b], &format!("{DONE_BINDING}(\"done\");"));
         let pre = html.find("file:///t/pre%20lude.js").unwrap();
         let prog = html.find("file:///t/prog.js").unwrap();
         let done = html.find("__doppel_done(").unwrap();

@@ -77,6 +77,7 @@
 //! Resource limits are not applied: the program runs in a content process
 //! RDP does not name; the action timeout bounds every run.
 
+use super::page::{file_url, page_html};
 use super::v8::{self, Naming};
 use super::{Fail, StderrTail};
 use crate::protocol::rdp::{RdpClient, RdpError};
@@ -199,33 +200,6 @@ impl From<RdpError> for Fail {
             RdpError::Protocol(s) | RdpError::Failed(s) => Fail::Protocol(s),
         }
     }
-}
-
-/// `file://` URL of an absolute path (bytes outside `A-Za-z0-9-._~/`
-/// percent-encoded).
-fn file_url(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for &b in path.to_string_lossy().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The page that runs `files` in order as classic scripts, then logs `marker`.
-fn page_html(files: &[&PathBuf], marker: &str) -> String {
-    let mut html = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>\n");
-    for f in files {
-        // file_url leaves no `"`, `<` or `&` unescaped.
-        html.push_str(&format!("<script src=\"{}\"></script>\n", file_url(f)));
-    }
-    html.push_str(&format!(
-        "<script>console.log(\"{marker}\");</script>\n</body></html>\n"
-    ));
-    html
 }
 
 /// The `user.js` of a fresh profile.
@@ -1009,7 +983,7 @@ impl Firefox {
             .chain(subject.epilogue.iter())
             .collect();
         let page = dir.path().join("page.html");
-        std::fs::write(&page, page_html(&files, &marker))
+        std::fs::write(&page, page_html(&files, &format!("console.log(\"{marker}\");")))
             .map_err(|e| Fail::Crash(format!("writing {}: {e}", page.display())))?;
         let page_url = file_url(&page);
         self.naming = Some(Naming {
@@ -1723,7 +1697,7 @@ mod tests {
     fn the_page_loads_every_file_in_order_then_logs_the_marker() {
         let a = PathBuf::from("/t/pre lude.js");
         let b = PathBuf::from("/t/prog.js");
-        let html = page_html(&[&a, &b], "__doppel_done_1");
+        let html = page_html(&[&a, &b], "console.log(\"__doppel_done_1\");");
         let pre = html.find("file:///t/pre%20lude.js").unwrap();
         let prog = html.find("file:///t/prog.js").unwrap();
         let done = html.find("__doppel_done_1").unwrap();

@@ -6,6 +6,7 @@ pub mod gdb;
 pub mod lldb;
 mod lldb_host;
 pub mod node;
+mod page;
 pub mod v8;
 
 use doppel_core::{FailureKind, Output};
