@@ -237,6 +237,41 @@ async fn firefox_and_chromium_step_alike_but_for_frame_end_pauses() {
     }
 }
 
+/// Inside a `with` block both show the function's variables (and neither
+/// the `with` object's properties): the `with` environment is skipped on
+/// the way out to the function scope.
+#[tokio::test]
+async fn firefox_and_chromium_show_the_same_variables_inside_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog =
+        "function f(o) {\n  var local = 1;\n  with (o) {\n    local = x + 1;\n  }\n  return local;\n}\nf({ x: 41 });\n";
+    let s = js_subject(dir.path(), "prog.js", prog, &[], &[]);
+    let cfg = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    let mut seen = Vec::new();
+    for name in ["chromium", "firefox"] {
+        let mut d = registry::create(name, &cfg).unwrap();
+        assert!(matches!(d.load(&s).await, Output::Finished { .. }));
+        d.set_breakpoint(&Location::line("prog.js", 4)).await;
+        let out = d.start().await;
+        let st = out.paused().unwrap_or_else(|| panic!("{name}: {out:?}"));
+        assert_eq!(st.location.line, 4, "{name}");
+        let mut vars: Vec<(String, String)> = st
+            .variables
+            .iter()
+            .map(|v| (v.name.clone(), v.value.text.clone()))
+            .collect();
+        vars.sort();
+        d.reset().await;
+        d.shutdown().await;
+        seen.push(vars);
+    }
+    assert!(seen[0].iter().any(|(n, _)| n == "local"), "chromium: {:?}", seen[0]);
+    assert_eq!(seen[0], seen[1], "chromium (left) and firefox (right)");
+}
+
 #[test]
 fn columns_are_dropped_for_the_line_comparison() {
     let w = vec![

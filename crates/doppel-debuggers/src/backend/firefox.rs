@@ -1201,6 +1201,13 @@ impl Firefox {
                 (Some("block"), Some("function lexical")) => (VariableKind::Unknown, false),
                 (Some("block"), _) => (VariableKind::Local, false),
                 (Some("function"), _) => (VariableKind::Unknown, true),
+                // A `with` block: its object's properties are not variables
+                // (V8's `with` scope is not read either); the function's
+                // variables are further out.
+                (Some("with"), _) => {
+                    env = env["parent"].clone();
+                    continue;
+                }
                 _ => break,
             };
             let mut bindings: Vec<(String, Json)> = Vec::new();
