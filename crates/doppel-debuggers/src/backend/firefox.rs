@@ -192,16 +192,6 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     })
 }
 
-impl From<RdpError> for Fail {
-    fn from(e: RdpError) -> Self {
-        match e {
-            RdpError::Timeout(s) => Fail::Timeout(s),
-            RdpError::Closed(s) => Fail::Crash(s),
-            RdpError::Protocol(s) | RdpError::Failed(s) => Fail::Protocol(s),
-        }
-    }
-}
-
 /// The `user.js` of a fresh profile.
 fn user_js() -> String {
     PREFS

@@ -160,16 +160,6 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     })
 }
 
-impl From<DapError> for Fail {
-    fn from(e: DapError) -> Self {
-        match e {
-            DapError::Timeout(s) => Fail::Timeout(format!("lldb-dap: {s}")),
-            DapError::Closed(s) => Fail::Crash(format!("lldb-dap exited {s}")),
-            DapError::Protocol(s) | DapError::Failed(s) => Fail::Protocol(s),
-        }
-    }
-}
-
 struct Session {
     /// The adapter process of a stdio session; `None` for a connection to the server.
     guard: Option<ProcessGuard>,

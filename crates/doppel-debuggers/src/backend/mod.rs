@@ -75,6 +75,17 @@ pub(crate) enum Fail {
     Protocol(String),
 }
 
+impl From<crate::protocol::ClientError> for Fail {
+    fn from(e: crate::protocol::ClientError) -> Self {
+        use crate::protocol::ClientError;
+        match e {
+            ClientError::Timeout(s) => Fail::Timeout(s),
+            ClientError::Closed(s) => Fail::Crash(s),
+            ClientError::Protocol(s) | ClientError::Failed(s) => Fail::Protocol(s),
+        }
+    }
+}
+
 impl Fail {
     /// The failure as the output of an action.
     pub(crate) fn output(self) -> Output {

@@ -119,16 +119,6 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     })
 }
 
-impl From<CdpError> for Fail {
-    fn from(e: CdpError) -> Self {
-        match e {
-            CdpError::Timeout(s) => Fail::Timeout(s),
-            CdpError::Closed(s) => Fail::Crash(s),
-            CdpError::Protocol(s) | CdpError::Failed(s) => Fail::Protocol(s),
-        }
-    }
-}
-
 /// One node process, connected and paused at the start of the loader.
 struct Session {
     guard: ProcessGuard,

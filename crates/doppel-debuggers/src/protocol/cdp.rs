@@ -37,29 +37,8 @@ use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Why a CDP exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CdpError {
-    /// No matching message before the deadline.
-    Timeout(String),
-    /// The websocket closed (the debugger exited, crashed or hung up).
-    Closed(String),
-    /// A message that is not CDP (not JSON, neither response nor event).
-    Protocol(String),
-    /// The debugger answered a command with `error`, with its message.
-    Failed(String),
-}
-
-impl std::fmt::Display for CdpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CdpError::Timeout(s) => write!(f, "timeout: {s}"),
-            CdpError::Closed(s) => write!(f, "connection closed: {s}"),
-            CdpError::Protocol(s) => write!(f, "protocol error: {s}"),
-            CdpError::Failed(s) => write!(f, "command failed: {s}"),
-        }
-    }
-}
+/// Why a CDP exchange failed (see [`super::ClientError`]).
+pub type CdpError = super::ClientError;
 
 /// One message received from the debugger, classified.
 #[derive(Debug, Clone, PartialEq)]

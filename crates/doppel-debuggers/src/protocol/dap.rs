@@ -24,29 +24,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-/// Why a DAP exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DapError {
-    /// No matching message before the deadline.
-    Timeout(String),
-    /// The adapter closed its output (it exited or crashed).
-    Closed(String),
-    /// A message that is not DAP.
-    Protocol(String),
-    /// The adapter answered `success: false`, with its message.
-    Failed(String),
-}
-
-impl std::fmt::Display for DapError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DapError::Timeout(s) => write!(f, "timeout: {s}"),
-            DapError::Closed(s) => write!(f, "adapter closed: {s}"),
-            DapError::Protocol(s) => write!(f, "protocol error: {s}"),
-            DapError::Failed(s) => write!(f, "request failed: {s}"),
-        }
-    }
-}
+/// Why a DAP exchange failed (see [`super::ClientError`]).
+pub type DapError = super::ClientError;
 
 /// Incremental decoder of `Content-Length` frames.
 #[derive(Debug, Default)]

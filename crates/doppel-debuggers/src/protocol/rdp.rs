@@ -64,29 +64,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "networkEvent",
 ];
 
-/// Why an RDP exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RdpError {
-    /// No matching packet before the deadline.
-    Timeout(String),
-    /// The connection closed (the browser exited, crashed or hung up).
-    Closed(String),
-    /// A packet that is not RDP (bad frame, invalid JSON, no `from`).
-    Protocol(String),
-    /// An actor answered a request with `error`: the error name and message.
-    Failed(String),
-}
-
-impl std::fmt::Display for RdpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RdpError::Timeout(s) => write!(f, "timeout: {s}"),
-            RdpError::Closed(s) => write!(f, "connection closed: {s}"),
-            RdpError::Protocol(s) => write!(f, "protocol error: {s}"),
-            RdpError::Failed(s) => write!(f, "request failed: {s}"),
-        }
-    }
-}
+/// Why an RDP exchange failed (see [`super::ClientError`]).
+pub type RdpError = super::ClientError;
 
 /// The frame of one packet: `<byte length>:<json>`.
 pub fn encode(packet: &Value) -> Vec<u8> {
