@@ -14,7 +14,7 @@ use std::process::ExitCode;
 #[command(
     name = "doppel",
     version,
-    about = "Finds bugs in debuggers: differential testing of GDB and LLDB (DBDB, FSE 2018)"
+    about = "Finds bugs in debuggers: differential testing of GDB and LLDB, and of the JavaScript debuggers of Node, Chromium and Firefox (DBDB, FSE 2018)"
 )]
 struct Cli {
     /// Settings file (default: ./doppel.toml if present).
@@ -29,7 +29,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run a differential campaign (DBDB Algorithm 1) over C programs.
+    /// Run a differential campaign (DBDB Algorithm 1) over C or JavaScript programs.
     Diff(cmd::diff::DiffArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
@@ -39,7 +39,7 @@ enum Command {
     Show(cmd::show::ShowArgs),
     /// Re-run a stored run and say whether it reproduces.
     Replay(cmd::replay::ReplayArgs),
-    /// Write a stand-alone reproducer (program, gdb and lldb command files, run.sh).
+    /// Write a stand-alone reproducer (C: program, gdb and lldb command files; JavaScript: scripts, page, Node CDP replay; run.sh).
     Repro(cmd::repro::ReproArgs),
     /// Re-judge stored divergences under the current normalization rules and policies.
     Reclassify(cmd::reclassify::ReclassifyArgs),

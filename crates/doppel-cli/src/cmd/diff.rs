@@ -1,4 +1,4 @@
-//! `doppel diff`: a differential campaign over C programs.
+//! `doppel diff`: a differential campaign over C or JavaScript programs.
 
 use super::subjects;
 use crate::settings::Settings;
