@@ -392,38 +392,11 @@ async fn a_run_abandoned_while_paused_leaves_the_browser_usable() {
 
 #[tokio::test]
 async fn a_browser_that_stops_answering_times_out_and_is_replaced() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
     let timeout = Duration::from_secs(4);
     let mut d = Chromium::new(&DebuggerConfig {
         action_timeout: timeout,
         ..cfg()
     })
     .unwrap();
-    d.load(&s).await;
-    d.set_breakpoint(&Location::line("prog.js", JS_CALL_LINE)).await;
-    paused(&d.start().await);
-    let frozen = freeze_tree(d.debugger_pid().unwrap());
-    let t = Instant::now();
-    let out = d.exec(ExecAction::StepIn).await;
-    assert!(
-        matches!(
-            out,
-            Output::Failed {
-                kind: FailureKind::Timeout,
-                ..
-            }
-        ),
-        "{out:?}"
-    );
-    assert!(t.elapsed() < timeout * 3, "answered after {:?}", t.elapsed());
-    d.reset().await;
-    assert!(matches!(d.load(&s).await, Output::Finished { .. }));
-    assert!(!frozen.contains(&d.debugger_pid().unwrap()), "a new browser");
-    d.set_breakpoint(&Location::line("prog.js", JS_CALL_LINE)).await;
-    assert_eq!(paused(&d.start().await).location.line, JS_CALL_LINE);
-    d.shutdown().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let left: Vec<u32> = frozen.into_iter().filter(|p| alive(*p)).collect();
-    assert!(left.is_empty(), "the frozen browser's processes survive: {left:?}");
+    frozen_debugger_times_out_and_is_replaced(&mut d, Chromium::debugger_pid, timeout).await;
 }

@@ -144,3 +144,46 @@ pub fn js_subject(
         build: "none".into(),
     }
 }
+
+/// A debugger that stops answering (its whole process tree SIGSTOPped while
+/// the program is paused) is a timeout within a few action timeouts, is
+/// killed, and the next `load` gets a new process (`pid` reads the backend's
+/// debugger pid); none of the frozen processes survives. With a timeout of
+/// a few seconds in `d`'s configuration.
+#[allow(dead_code)]
+pub async fn frozen_debugger_times_out_and_is_replaced<D: doppel_debuggers::Debugger>(
+    d: &mut D,
+    pid: fn(&D) -> Option<u32>,
+    timeout: std::time::Duration,
+) {
+    use doppel_core::{ExecAction, FailureKind, Location, Output};
+    let dir = tempfile::tempdir().unwrap();
+    let s = js_subject(dir.path(), "prog.js", JS_PROG, &[], &[]);
+    d.load(&s).await;
+    d.set_breakpoint(&Location::line("prog.js", JS_CALL_LINE)).await;
+    assert!(d.start().await.paused().is_some());
+    let frozen = freeze_tree(pid(d).unwrap());
+    let t = std::time::Instant::now();
+    let out = d.exec(ExecAction::StepIn).await;
+    assert!(
+        matches!(
+            out,
+            Output::Failed {
+                kind: FailureKind::Timeout,
+                ..
+            }
+        ),
+        "{out:?}"
+    );
+    assert!(t.elapsed() < timeout * 3, "answered after {:?}", t.elapsed());
+    d.reset().await;
+    assert!(matches!(d.load(&s).await, Output::Finished { .. }));
+    assert!(!frozen.contains(&pid(d).unwrap()), "a new debugger process");
+    d.set_breakpoint(&Location::line("prog.js", JS_CALL_LINE)).await;
+    let out = d.start().await;
+    assert_eq!(out.paused().map(|st| st.location.line), Some(JS_CALL_LINE), "{out:?}");
+    d.shutdown().await;
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left: Vec<u32> = frozen.into_iter().filter(|p| alive(*p)).collect();
+    assert!(left.is_empty(), "the frozen processes survive: {left:?}");
+}
