@@ -298,7 +298,11 @@ async fn sigterm_kills_the_debuggers_and_keeps_finished_runs() {
                 .contains(") Z")
         })
         .collect();
-    assert!(alive.is_empty(), "processes left running: {alive:?}");
+    let described: Vec<String> = alive
+        .iter()
+        .map(|p| std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default())
+        .collect();
+    assert!(alive.is_empty(), "processes left running: {described:?}");
     let store = Store::open(db.to_str().unwrap()).await.unwrap();
     let runs = store.summary(&RunFilter::default()).await.unwrap().runs;
     assert!((3..100).contains(&runs), "{runs} runs stored");

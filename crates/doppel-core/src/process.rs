@@ -252,15 +252,25 @@ impl Drop for ProcessGuard {
     }
 }
 
+/// How long [`kill_tree`] waits for killed processes to be gone. A process
+/// killed with `SIGKILL` can take a while to finish exiting (tearing down a
+/// large address space, or the last process of a mount namespace unmounting
+/// it: tens of milliseconds on a busy machine).
+const EXIT_WAIT: Duration = Duration::from_secs(5);
+
 /// Kills `root` and all its descendants (found through `/proc`), and the
 /// process groups they lead, with `SIGKILL`. Repeats until no descendant is
-/// left, so children forked during the kill are caught too.
+/// left, so children forked during the kill are caught too, then waits (at
+/// most [`EXIT_WAIT`]) until every killed process has finished exiting, so
+/// that none outlives its caller.
 pub fn kill_tree(root: u32) {
     if root == 0 {
         return;
     }
+    let mut killed: HashSet<u32> = HashSet::from([root]);
     for _ in 0..5 {
         let tree = descendants(root);
+        killed.extend(tree.iter().copied());
         let mut groups = HashSet::new();
         for &pid in tree.iter().chain(std::iter::once(&root)) {
             if let Some(pgid) = proc_stat(pid).map(|s| s.pgid) {
@@ -282,6 +292,10 @@ pub fn kill_tree(root: u32) {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
+    }
+    let start = std::time::Instant::now();
+    while killed.iter().any(|&p| alive(p)) && start.elapsed() < EXIT_WAIT {
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
