@@ -8,6 +8,11 @@
 //!   files as subjects (plain programs, test262 tests with their harness,
 //!   SunSpider programs with a `run();` epilogue) in a content-addressed
 //!   cache.
+//! - [`edit`]: source edits and the location map they induce.
+//! - [`transform`]: the program transformations of metamorphic debugger
+//!   testing (ISSTA'19 Table 1), shared types; each language implements them.
 
 pub mod c;
+pub mod edit;
 pub mod js;
+pub mod transform;

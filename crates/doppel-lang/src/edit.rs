@@ -1,0 +1,334 @@
+//! Source edits and the location map they induce.
+//!
+//! A program transformation (ISSTA'19 section 3.2.2) changes a program by a
+//! few text edits; the debugging actions and the expected trace must move with
+//! the code. [`apply`] performs the edits and returns a [`LocationMap`] from
+//! positions in the old text to positions in the new one.
+//!
+//! Positions are 1-based lines and 1-based columns counted in characters
+//! (Unicode scalar values), as everywhere in doppel's model.
+
+use serde::{Deserialize, Serialize};
+
+/// A position in a source text: 1-based line, 1-based column (characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Pos {
+    pub fn new(line: u32, column: u32) -> Self {
+        Self { line, column }
+    }
+}
+
+/// Replace the text in `[start, end)` by `text` (an insertion when
+/// `start == end`, a removal when `text` is empty). Positions refer to the
+/// text before any edit of the same [`apply`] call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceEdit {
+    pub start: Pos,
+    pub end: Pos,
+    pub text: String,
+}
+
+impl SourceEdit {
+    /// Inserts `text` at `at`.
+    pub fn insert(at: Pos, text: impl Into<String>) -> Self {
+        Self {
+            start: at,
+            end: at,
+            text: text.into(),
+        }
+    }
+
+    /// Replaces `[start, end)` by `text`.
+    pub fn replace(start: Pos, end: Pos, text: impl Into<String>) -> Self {
+        Self {
+            start,
+            end,
+            text: text.into(),
+        }
+    }
+}
+
+/// One applied edit, as the map needs it: the replaced range and the shape
+/// (newlines, length of the last line) of the text that replaced it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct MappedEdit {
+    start: Pos,
+    end: Pos,
+    /// Newlines in the inserted text.
+    newlines: u32,
+    /// Characters after the last newline of the inserted text (all of it
+    /// when it has none).
+    tail: u32,
+}
+
+/// Maps positions of a program to the positions of its transformed version.
+///
+/// Built by [`apply`]; maps compose with [`LocationMap::then`] (iterated
+/// transformations). A position inside replaced or removed text maps to
+/// `None`, except the first position of a replacement, which stays where it
+/// was (a statement that starts at a replaced literal still starts there).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocationMap {
+    /// Edits in application order, each in the coordinates left by the
+    /// previous ones.
+    edits: Vec<MappedEdit>,
+}
+
+impl LocationMap {
+    /// The identity map.
+    pub fn identity() -> Self {
+        Self::default()
+    }
+
+    /// Whether the map changes nothing.
+    pub fn is_identity(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The new position of `p`, or `None` when the text at `p` was removed.
+    pub fn map(&self, p: Pos) -> Option<Pos> {
+        self.edits.iter().try_fold(p, |p, e| e.map(p))
+    }
+
+    /// The new line of a whole line: where its first column goes if that
+    /// survives, else the first surviving column of the line. `None` when the
+    /// whole line was removed.
+    pub fn map_line(&self, line: u32) -> Option<u32> {
+        self.edits.iter().try_fold(line, |l, e| e.map_line(l))
+    }
+
+    /// This map followed by `next` (positions go through `self`, then `next`).
+    pub fn then(mut self, next: &LocationMap) -> Self {
+        self.edits.extend(next.edits.iter().copied());
+        self
+    }
+}
+
+impl MappedEdit {
+    fn map(&self, p: Pos) -> Option<Pos> {
+        // Text inserted at a position goes before what was there; a
+        // replacement keeps its first position.
+        if p < self.start || (p == self.start && self.start != self.end) {
+            return Some(p);
+        }
+        if p < self.end {
+            return None;
+        }
+        Some(self.shift_after(p))
+    }
+
+    /// Where a position at or after `end` goes.
+    fn shift_after(&self, p: Pos) -> Pos {
+        let line = self.start.line + self.newlines;
+        if p.line == self.end.line {
+            let base = if self.newlines == 0 {
+                self.start.column + self.tail
+            } else {
+                1 + self.tail
+            };
+            Pos::new(line, base + (p.column - self.end.column))
+        } else {
+            Pos::new(p.line - self.end.line + line, p.column)
+        }
+    }
+
+    fn map_line(&self, line: u32) -> Option<u32> {
+        if line < self.start.line || (line == self.start.line && self.start.column > 1) {
+            return Some(line);
+        }
+        if line == self.start.line && self.start == self.end {
+            // An insertion at the start of the line: the line's code follows it.
+            return Some(self.shift_after(Pos::new(line, 1)).line);
+        }
+        if line == self.start.line {
+            // The line's start is replaced; its code goes on after the edit
+            // when the replaced range ends on this line.
+            return (self.end.line == line).then_some(self.start.line + self.newlines);
+        }
+        if line < self.end.line {
+            return None;
+        }
+        Some(self.shift_after(Pos::new(line, self.end.column.max(1))).line)
+    }
+}
+
+/// Why edits cannot be applied.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EditError {
+    #[error("edit position {0:?} is outside the text")]
+    OutOfRange(Pos),
+    #[error("edits overlap at {0:?}")]
+    Overlap(Pos),
+}
+
+/// Applies non-overlapping `edits` (in old-text positions, any order) to
+/// `text` and returns the new text and the map from old to new positions.
+///
+/// Errors: a position outside the text, overlapping edits, or `end < start`.
+pub fn apply(text: &str, edits: &[SourceEdit]) -> Result<(String, LocationMap), EditError> {
+    let mut sorted: Vec<&SourceEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.start, e.end));
+    for w in sorted.windows(2) {
+        if w[1].start < w[0].end {
+            return Err(EditError::Overlap(w[1].start));
+        }
+    }
+    let offsets = LineIndex::new(text);
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut cursor = 0usize;
+    for e in &sorted {
+        if e.end < e.start {
+            return Err(EditError::Overlap(e.start));
+        }
+        let s = offsets.offset(text, e.start).ok_or(EditError::OutOfRange(e.start))?;
+        let t = offsets.offset(text, e.end).ok_or(EditError::OutOfRange(e.end))?;
+        out.push_str(&text[cursor..s]);
+        out.push_str(&e.text);
+        cursor = t;
+    }
+    out.push_str(&text[cursor..]);
+    // Map edits applied last-to-first need no coordinate adjustment: each
+    // later (higher) edit is described in old coordinates, which equal the
+    // coordinates left after applying the edits that follow it.
+    let edits = sorted
+        .iter()
+        .rev()
+        .map(|e| {
+            let newlines = e.text.matches('\n').count() as u32;
+            let tail = e.text.rsplit('\n').next().unwrap_or("").chars().count() as u32;
+            MappedEdit {
+                start: e.start,
+                end: e.end,
+                newlines,
+                tail,
+            }
+        })
+        .collect();
+    Ok((out, LocationMap { edits }))
+}
+
+/// Byte offsets of line starts, for converting positions.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { starts }
+    }
+
+    /// The byte offset of `p`; the column may point just past the line's
+    /// last character (before its newline, or at the end of the text).
+    fn offset(&self, text: &str, p: Pos) -> Option<usize> {
+        let start = *self.starts.get(p.line.checked_sub(1)? as usize)?;
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let line = &text[start..line_end];
+        let col = p.column.checked_sub(1)? as usize;
+        let chars = line.chars().count();
+        if col > chars {
+            return None;
+        }
+        Some(start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i))
+    }
+}
+
+/// The position of byte `offset` in `text` (1-based line and character column).
+pub fn pos_of_offset(text: &str, offset: usize) -> Pos {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() as u32 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Pos::new(line, before[line_start..].chars().count() as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserted_lines_shift_later_lines_only() {
+        let text = "a;\nb;\nc;\n";
+        let (out, map) = apply(text, &[SourceEdit::insert(Pos::new(2, 1), "if (0) { x = 1; }\n")]).unwrap();
+        assert_eq!(out, "a;\nif (0) { x = 1; }\nb;\nc;\n");
+        assert_eq!(map.map(Pos::new(1, 1)), Some(Pos::new(1, 1)));
+        assert_eq!(map.map(Pos::new(2, 1)), Some(Pos::new(3, 1)));
+        assert_eq!(map.map(Pos::new(3, 2)), Some(Pos::new(4, 2)));
+        assert_eq!(map.map_line(2), Some(3));
+        assert_eq!(map.map_line(1), Some(1));
+    }
+
+    #[test]
+    fn a_replaced_literal_shifts_columns_after_it_on_its_line() {
+        let text = "x = 12 + y;\nz;\n";
+        let (out, map) = apply(text, &[SourceEdit::replace(Pos::new(1, 5), Pos::new(1, 7), "(11+1)")]).unwrap();
+        assert_eq!(out, "x = (11+1) + y;\nz;\n");
+        assert_eq!(map.map(Pos::new(1, 1)), Some(Pos::new(1, 1)));
+        assert_eq!(
+            map.map(Pos::new(1, 5)),
+            Some(Pos::new(1, 5)),
+            "start of the literal stays"
+        );
+        assert_eq!(map.map(Pos::new(1, 6)), None, "inside the literal");
+        assert_eq!(map.map(Pos::new(1, 10)), Some(Pos::new(1, 14)), "y moves by 4");
+        assert_eq!(map.map(Pos::new(2, 1)), Some(Pos::new(2, 1)));
+        assert_eq!(map.map_line(1), Some(1));
+    }
+
+    #[test]
+    fn removed_lines_map_to_none_and_later_lines_move_up() {
+        let text = "a;\nfunction f() {\n  g();\n}\nb;\n";
+        let (out, map) = apply(text, &[SourceEdit::replace(Pos::new(2, 1), Pos::new(5, 1), "")]).unwrap();
+        assert_eq!(out, "a;\nb;\n");
+        assert_eq!(map.map_line(3), None);
+        assert_eq!(map.map_line(4), None);
+        assert_eq!(map.map(Pos::new(3, 3)), None);
+        assert_eq!(map.map_line(5), Some(2));
+        assert_eq!(map.map(Pos::new(5, 1)), Some(Pos::new(2, 1)));
+    }
+
+    #[test]
+    fn several_edits_in_any_order_and_composition() {
+        let text = "1;\n2;\n3;\n";
+        let edits = [
+            SourceEdit::insert(Pos::new(3, 1), "i;\n"),
+            SourceEdit::replace(Pos::new(1, 1), Pos::new(1, 2), "(1*1)"),
+        ];
+        let (out, map) = apply(text, &edits).unwrap();
+        assert_eq!(out, "(1*1);\n2;\ni;\n3;\n");
+        assert_eq!(map.map(Pos::new(1, 2)), Some(Pos::new(1, 6)));
+        assert_eq!(map.map(Pos::new(3, 1)), Some(Pos::new(4, 1)));
+        let (out2, map2) = apply(&out, &[SourceEdit::insert(Pos::new(1, 1), "x;\n")]).unwrap();
+        assert_eq!(out2, "x;\n(1*1);\n2;\ni;\n3;\n");
+        let both = map.then(&map2);
+        assert_eq!(both.map(Pos::new(3, 1)), Some(Pos::new(5, 1)));
+        assert_eq!(both.map_line(2), Some(3));
+    }
+
+    #[test]
+    fn bad_edits_are_errors() {
+        let text = "ab\n";
+        assert_eq!(
+            apply(text, &[SourceEdit::insert(Pos::new(5, 1), "x")]).unwrap_err(),
+            EditError::OutOfRange(Pos::new(5, 1))
+        );
+        let overlapping = [
+            SourceEdit::replace(Pos::new(1, 1), Pos::new(1, 3), "x"),
+            SourceEdit::replace(Pos::new(1, 2), Pos::new(1, 3), "y"),
+        ];
+        assert!(matches!(apply(text, &overlapping), Err(EditError::Overlap(_))));
+    }
+
+    #[test]
+    fn offsets_and_positions_agree_on_non_ascii_text() {
+        let text = "é = 1;\nxé;\n";
+        assert_eq!(pos_of_offset(text, text.find('1').unwrap()), Pos::new(1, 5));
+        let (out, _) = apply(text, &[SourceEdit::replace(Pos::new(1, 5), Pos::new(1, 6), "(1*1)")]).unwrap();
+        assert_eq!(out, "é = (1*1);\nxé;\n");
+    }
+}
