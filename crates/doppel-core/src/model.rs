@@ -460,6 +460,11 @@ impl DivergenceKind {
 /// last action, and the AST node type of the line where the last action was
 /// issued. `policy` names an intended policy difference that a normalization
 /// rule recognised (it stays visible, but in its own class).
+///
+/// A metamorphic warning (ISSTA'19) is classed by its transformation chain
+/// too: `transformations` holds the chain's kinds joined by `+`
+/// (`insert_no_op+add_breakpoint`), and `divergence` with `last_action` say
+/// which relation broke where.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ClassKey {
     pub divergence: DivergenceKind,
@@ -467,10 +472,16 @@ pub struct ClassKey {
     pub ast_node: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
+    /// The metamorphic transformation chain (`None` for differential findings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transformations: Option<String>,
 }
 
 impl fmt::Display for ClassKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(t) = &self.transformations {
+            write!(f, "meta:{t}|")?;
+        }
         write!(
             f,
             "{}|{}|{}",
@@ -486,8 +497,13 @@ impl fmt::Display for ClassKey {
 }
 
 impl ClassKey {
-    /// Parses the `Display` form back (`kind|action|node[|policy:name]`).
+    /// Parses the `Display` form back
+    /// (`[meta:chain|]kind|action|node[|policy:name]`).
     pub fn parse(s: &str) -> Option<Self> {
+        let (transformations, s) = match s.strip_prefix("meta:").and_then(|r| r.split_once('|')) {
+            Some((chain, rest)) => (Some(chain.to_string()), rest),
+            None => (None, s),
+        };
         let mut parts = s.splitn(4, '|');
         let divergence = DivergenceKind::parse(parts.next()?)?;
         let last_action = ActionKind::parse(parts.next()?)?;
@@ -498,6 +514,7 @@ impl ClassKey {
             last_action,
             ast_node,
             policy,
+            transformations,
         })
     }
 }
@@ -568,10 +585,17 @@ mod tests {
             last_action: ActionKind::StepOver,
             ast_node: "for_statement".into(),
             policy: Some("step_out_lands_mid_line".into()),
+            transformations: None,
         };
         assert_eq!(ClassKey::parse(&k.to_string()), Some(k.clone()));
         let plain = ClassKey { policy: None, ..k };
-        assert_eq!(ClassKey::parse(&plain.to_string()), Some(plain));
+        assert_eq!(ClassKey::parse(&plain.to_string()), Some(plain.clone()));
+        let meta = ClassKey {
+            transformations: Some("insert_no_op+add_breakpoint".into()),
+            ..plain
+        };
+        assert_eq!(meta.to_string(), "meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement");
+        assert_eq!(ClassKey::parse(&meta.to_string()), Some(meta));
         assert_eq!(ClassKey::parse("nonsense|x|y"), None);
     }
 

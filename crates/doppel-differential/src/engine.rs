@@ -129,6 +129,7 @@ async fn drive(
                 last_action: action.kind(),
                 ast_node: node_type(line),
                 policy: d.policy,
+                transformations: None,
             },
             action_index: rec.actions - 1,
             last_action: action,

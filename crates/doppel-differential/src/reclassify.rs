@@ -77,6 +77,7 @@ pub fn reclassify(run: &RunRecord, cfg: &DiffConfig) -> Option<Verdict> {
         last_action: action.kind(),
         ast_node: f.class.ast_node.clone(),
         policy: d.policy,
+        transformations: f.class.transformations.clone(),
     };
     finding.detail = d.detail;
     Some(Verdict::Divergence(finding))
@@ -154,6 +155,7 @@ mod tests {
                     last_action: ActionKind::Start,
                     ast_node: "translation_unit".into(),
                     policy: None,
+                    transformations: None,
                 },
                 action_index: 0,
                 last_action: Action::Start,

@@ -164,6 +164,7 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
             last_action: doppel_core::ActionKind::SetBreakpoint,
             ast_node: "Program".into(),
             policy: Some("slide_vs_reject".into()),
+            transformations: None,
         },
         action_index: 0,
         last_action: Action::SetBreakpoint { at },

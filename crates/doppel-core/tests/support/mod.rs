@@ -133,5 +133,6 @@ pub fn class(d: DivergenceKind, a: ActionKind, node: &str) -> ClassKey {
         last_action: a,
         ast_node: node.into(),
         policy: None,
+        transformations: None,
     }
 }
