@@ -36,6 +36,7 @@ pub(crate) fn with_semantic<R>(source: &str, f: impl FnOnce(&Semantic<'_>) -> R)
     }
     let built = SemanticBuilder::new()
         .with_check_syntax_error(true)
+        .with_build_nodes(true)
         .build(&parsed.program);
     if built.diagnostics.errors().next().is_some() {
         return None;
