@@ -283,3 +283,104 @@ pub(crate) fn dead_ranges(source: &str, ranges: &[(usize, usize, u64)]) -> Vec<(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::Pos;
+    use doppel_core::Language;
+
+    fn subject(dir: &Path, source: &str, prelude: &[&str]) -> Subject {
+        let path = dir.join("prog.js");
+        std::fs::write(&path, source).unwrap();
+        let prelude = prelude
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let p = dir.join(format!("prelude{i}.js"));
+                std::fs::write(&p, text).unwrap();
+                p
+            })
+            .collect();
+        Subject {
+            name: "prog.js".into(),
+            language: Language::JavaScript,
+            source: path,
+            source_name: "prog.js".into(),
+            line_count: crate::js::count_lines(source),
+            binary: None,
+            prelude,
+            epilogue: Vec::new(),
+            hash: String::new(),
+            build: String::new(),
+        }
+    }
+
+    const PROG: &str = "function used(x) {\n  if (x > 10) {\n    console.log(\"big\");\n    x = 0;\n  }\n  return x;\n}\nfunction unused() {\n  return 1;\n}\nused(helper());\n";
+
+    #[tokio::test]
+    async fn never_called_functions_and_never_taken_branches_are_dead() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = subject(dir.path(), PROG, &["function helper() { return 3; }\n"]);
+        let cov = collect(&s, Duration::from_secs(30), Limits::default()).await.unwrap();
+        assert!(cov.is_dead(Pos::new(2, 15), Pos::new(5, 4)), "{cov:?}");
+        assert!(cov.is_dead(Pos::new(8, 1), Pos::new(10, 2)), "{cov:?}");
+        assert!(!cov.is_dead(Pos::new(6, 3), Pos::new(6, 12)), "{cov:?}");
+        assert!(!cov.is_dead(Pos::new(11, 1), Pos::new(11, 16)), "{cov:?}");
+        assert!(
+            !cov.is_dead(Pos::new(2, 3), Pos::new(2, 14)),
+            "the if's test ran: {cov:?}"
+        );
+        // And the removal transformation finds both.
+        let t = crate::js::transform::RemoveDeadCode;
+        let mut nodes = std::collections::BTreeSet::new();
+        for seed in 0..20 {
+            let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
+            let input = crate::transform::ProgramInput {
+                source: PROG,
+                coverage: Some(&cov),
+            };
+            if let Ok(done) = crate::transform::ProgramTransformation::apply(&t, input, &mut rng) {
+                nodes.insert(done.node);
+            }
+        }
+        assert_eq!(
+            nodes.into_iter().collect::<Vec<_>>(),
+            ["BlockStatement", "FunctionDeclaration"]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_uncaught_exception_still_gives_coverage() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = subject(
+            dir.path(),
+            "function f() {\n  return 1;\n}\nthrow new Error('x');\n",
+            &[],
+        );
+        let cov = collect(&s, Duration::from_secs(30), Limits::default()).await.unwrap();
+        assert!(cov.is_dead(Pos::new(1, 1), Pos::new(3, 2)), "{cov:?}");
+    }
+
+    #[tokio::test]
+    async fn a_program_that_never_ends_is_an_error_within_the_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = subject(dir.path(), "while (true) {}\n", &[]);
+        let started = Instant::now();
+        let e = collect(&s, Duration::from_secs(2), Limits::default())
+            .await
+            .unwrap_err();
+        assert!(e.contains("did not finish"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn utf16_offsets_become_character_columns_and_inner_ranges_win() {
+        // "é😀" is 1 + 2 UTF-16 units: `b` is unit 6; `b;` is dead but `;` ran.
+        let src = "é😀a;\nb;\n";
+        let ranges = [(0, 9, 1), (6, 8, 0), (7, 8, 1)];
+        assert_eq!(dead_ranges(src, &ranges), vec![(Pos::new(2, 1), Pos::new(2, 2))]);
+        assert_eq!(dead_ranges(src, &[(0, 9, 0)]), vec![(Pos::new(1, 1), Pos::new(3, 1))]);
+        assert_eq!(percent_decode("/tmp/a%20b/%C3%A9.js"), "/tmp/a b/é.js");
+    }
+}
