@@ -363,3 +363,55 @@ fn dead_code_removal_skips_without_coverage_or_safe_candidates() {
         );
     }
 }
+
+/// Smoke run over the corpus (when present): no panic, every output parses,
+/// and a SunSpider program prints the same before and after (run with
+/// `--ignored`; needs node and /work/shared/corpus).
+#[test]
+#[ignore]
+fn corpus_smoke() {
+    let root = std::path::Path::new("/work/shared/corpus/js");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "js") && !p.to_string_lossy().contains("harness") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files.truncate(600);
+    let mut done = 0;
+    for f in &files {
+        let Ok(src) = std::fs::read_to_string(f) else { continue };
+        for t in transform::all() {
+            for seed in 0..2 {
+                if let Ok(out) = run(t.as_ref(), &src, seed) {
+                    done += 1;
+                    if f.to_string_lossy().contains("sunspider") {
+                        let a = node_output(&src);
+                        let b = node_output(&out.text);
+                        assert_eq!(a, b, "{}: {}", f.display(), out.description);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{done} transformations on {} files", files.len());
+}
+
+fn node_output(src: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.js");
+    std::fs::write(
+        &p,
+        format!("Math.random = () => 0.5; Date.now = () => 0;\n{src}\n;typeof run === 'function' && run();\n"),
+    )
+    .unwrap();
+    let out = std::process::Command::new("node").arg(&p).output().unwrap();
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), out.status)
+}
