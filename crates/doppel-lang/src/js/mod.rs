@@ -1,11 +1,15 @@
 //! JavaScript: syntax (oxc: AST node type per line, syntax errors), the
 //! determinism prelude, and corpus files as subjects (plain programs,
 //! test262 tests with their harness, SunSpider programs with a `run();`
-//! epilogue) in a content-addressed cache.
+//! epilogue) in a content-addressed cache, the program transformations of
+//! metamorphic debugger testing ([`transform`], ISSTA'19 section 3.2.2) and
+//! the block coverage they need ([`coverage`]).
 
 mod corpus;
+pub mod coverage;
 mod prelude;
 mod syntax;
+pub mod transform;
 
 pub use corpus::{
     JsCache, JsKind, JsSubjectError, Negative, RUN_EPILOGUE_FILE_NAME, Test262Meta, discover_js, find_test262_harness,

@@ -213,7 +213,7 @@ pub fn syntax_errors(source: &str) -> Vec<String> {
 
 /// The ESTree name of an oxc node, `None` for oxc nodes ESTree does not
 /// have (the caller then takes the parent).
-fn estree_name(kind: AstKind<'_>) -> Option<String> {
+pub(crate) fn estree_name(kind: AstKind<'_>) -> Option<String> {
     let name = match kind {
         AstKind::IdentifierName(_)
         | AstKind::IdentifierReference(_)
