@@ -69,7 +69,12 @@ fn smoke(dir: &Path, seeds: u64) -> (usize, usize) {
             }
         }
     }
-    assert!(failures.is_empty(), "{} outputs do not compile:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} outputs do not compile:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     (applied, skipped)
 }
 
@@ -101,7 +106,9 @@ async fn dead_code_found_by_gcov_is_removed_and_the_result_compiles() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("dead.c");
     std::fs::write(&f, src).unwrap();
-    let cov = coverage::collect(&f, Duration::from_secs(20), Limits::default()).await.unwrap();
+    let cov = coverage::collect(&f, Duration::from_secs(20), Limits::default())
+        .await
+        .unwrap();
     let remove = transform::all()
         .into_iter()
         .find(|t| t.kind() == ProgramTransformationKind::RemoveDeadCode)
@@ -162,8 +169,12 @@ async fn outputs_on_the_bundled_corpus_behave_like_the_originals() {
     let mut compared = 0;
     for f in c_files(&dir) {
         let src = std::fs::read_to_string(&f).unwrap();
-        let Some(before) = compile_and_run(&src, &dir) else { continue };
-        let cov = coverage::collect(&f, Duration::from_secs(20), Limits::default()).await.ok();
+        let Some(before) = compile_and_run(&src, &dir) else {
+            continue;
+        };
+        let cov = coverage::collect(&f, Duration::from_secs(20), Limits::default())
+            .await
+            .ok();
         for t in transform::all() {
             for seed in 0..2 {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);

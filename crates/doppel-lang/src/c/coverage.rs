@@ -47,7 +47,8 @@ pub async fn collect(source: &Path, timeout: Duration, limits: Limits) -> Result
     std::fs::write(dir.path().join(&name), &text).map_err(|e| format!("cannot copy the source: {e}"))?;
 
     let mut cc = Command::new("gcc");
-    cc.current_dir(dir.path()).args(["-O0", "-g", "--coverage", "-o", "prog", &name, "-lm"]);
+    cc.current_dir(dir.path())
+        .args(["-O0", "-g", "--coverage", "-o", "prog", &name, "-lm"]);
     if let Some(parent) = source.parent().filter(|p| !p.as_os_str().is_empty()) {
         cc.arg("-I").arg(parent);
     }
@@ -188,10 +189,7 @@ mod tests {
         let c = dead_ranges(&counts, 9);
         assert_eq!(
             c.dead,
-            vec![
-                (Pos::new(3, 1), Pos::new(6, 1)),
-                (Pos::new(8, 1), Pos::new(9, 1))
-            ]
+            vec![(Pos::new(3, 1), Pos::new(6, 1)), (Pos::new(8, 1), Pos::new(9, 1))]
         );
         assert!(dead_ranges(&BTreeMap::new(), 3).dead.is_empty());
     }
@@ -243,14 +241,21 @@ int main(int argc, char **argv) {
         assert!(c.is_dead(Pos::new(13, 9), Pos::new(14, 24)), "{:?}", c.dead);
         // Executed lines are never dead.
         for l in [10, 11, 12, 16, 17] {
-            assert!(!c.dead.iter().any(|&(s, e)| s <= p(l) && p(l) < e), "line {l}: {:?}", c.dead);
+            assert!(
+                !c.dead.iter().any(|&(s, e)| s <= p(l) && p(l) < e),
+                "line {l}: {:?}",
+                c.dead
+            );
         }
     }
 
     #[tokio::test]
     async fn a_program_exiting_non_zero_still_has_coverage() {
         let dir = tempfile::tempdir().unwrap();
-        let f = write(dir.path(), "#include <stdlib.h>\nint main(int argc, char **argv) {\n    if (argc > 5) {\n        return 1;\n    }\n    exit(4);\n}\n");
+        let f = write(
+            dir.path(),
+            "#include <stdlib.h>\nint main(int argc, char **argv) {\n    if (argc > 5) {\n        return 1;\n    }\n    exit(4);\n}\n",
+        );
         let c = collect(&f, Duration::from_secs(20), Limits::default()).await.unwrap();
         assert!(c.is_dead(Pos::new(4, 9), Pos::new(4, 18)), "{:?}", c.dead);
     }
@@ -260,16 +265,22 @@ int main(int argc, char **argv) {
         let dir = tempfile::tempdir().unwrap();
         let f = write(dir.path(), "int main(void) {\n    for (;;) {}\n}\n");
         let started = std::time::Instant::now();
-        let err = collect(&f, Duration::from_millis(1500), Limits::default()).await.unwrap_err();
+        let err = collect(&f, Duration::from_millis(1500), Limits::default())
+            .await
+            .unwrap_err();
         assert!(err.contains("did not finish"), "{err}");
         assert!(started.elapsed() < Duration::from_secs(15));
 
         let f = write(dir.path(), "#include <stdlib.h>\nint main(void) {\n    abort();\n}\n");
-        let err = collect(&f, Duration::from_secs(20), Limits::default()).await.unwrap_err();
+        let err = collect(&f, Duration::from_secs(20), Limits::default())
+            .await
+            .unwrap_err();
         assert!(err.contains("no coverage data"), "{err}");
 
         let f = write(dir.path(), "int main(void) { return x; }\n");
-        let err = collect(&f, Duration::from_secs(20), Limits::default()).await.unwrap_err();
+        let err = collect(&f, Duration::from_secs(20), Limits::default())
+            .await
+            .unwrap_err();
         assert!(err.contains("gcc"), "{err}");
 
         let err = collect(&dir.path().join("missing.c"), Duration::from_secs(5), Limits::default())

@@ -128,10 +128,7 @@ pub(crate) fn insert_statement(
             let first_token = text(p.stmt, src).lines().next().unwrap_or("").trim_end();
             let at = Pos::new(p.line, p.indent.chars().count() as u32 + 1);
             Some(Attempt {
-                edits: vec![SourceEdit::insert(
-                    Pos::new(p.line, 1),
-                    format!("{}{code}\n", p.indent),
-                )],
+                edits: vec![SourceEdit::insert(Pos::new(p.line, 1), format!("{}{code}\n", p.indent))],
                 description: format!(
                     "inserted `{code}` before `{first_token}` at {}:{} (old numbering)",
                     before.line, before.column

@@ -74,11 +74,15 @@ fn allowed_place(src: &str, lit: Node<'_>, fn_macros: &HashSet<String>) -> bool 
         // An argument of a function-like macro, of `assert`, or of an
         // all-caps callee (probably a macro from a header).
         if a.kind() == "call_expression"
-            && a.child_by_field_name("arguments").is_some_and(|args| args.id() == child.id())
+            && a.child_by_field_name("arguments")
+                .is_some_and(|args| args.id() == child.id())
             && let Some(callee) = a.child_by_field_name("function")
         {
             let name = text(callee, src);
-            let caps = name.len() > 1 && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            let caps = name.len() > 1
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
             if callee.kind() != "identifier" || fn_macros.contains(name) || caps || name.contains("assert") {
                 return false;
             }

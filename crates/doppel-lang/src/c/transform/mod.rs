@@ -56,14 +56,17 @@ pub(crate) fn parse(src: &str) -> Option<Tree> {
     parser.parse(src, None)
 }
 
+/// Computes something in new numbering from the edits' location map.
+pub(crate) type AfterEdit<T> = Box<dyn Fn(&LocationMap) -> T>;
+
 /// One way to transform the program, before it is applied.
 pub(crate) struct Attempt {
     pub edits: Vec<SourceEdit>,
     pub description: String,
     /// Where the change is, in new numbering, given the map.
-    pub at: Box<dyn Fn(&LocationMap) -> Pos>,
+    pub at: AfterEdit<Pos>,
     pub node: String,
-    pub expect_variable: Option<Box<dyn Fn(&LocationMap) -> ExpectedVariable>>,
+    pub expect_variable: Option<AfterEdit<ExpectedVariable>>,
 }
 
 /// Shuffles `candidates` with `rng`, builds an [`Attempt`] from each in turn
@@ -88,7 +91,9 @@ pub(crate) fn try_candidates<C>(
         }
         let Some(a) = build(c, rng) else { continue };
         tried += 1;
-        let Ok((text, map)) = edit::apply(src, &a.edits) else { continue };
+        let Ok((text, map)) = edit::apply(src, &a.edits) else {
+            continue;
+        };
         if parse(&text).is_none_or(|t| t.root_node().has_error()) {
             continue;
         }

@@ -15,7 +15,9 @@
 use super::scope::function_declarator;
 use super::{Attempt, ancestors, broken, descendants, parse, pos, text, try_candidates, word_occurrences};
 use crate::edit::{Pos, SourceEdit};
-use crate::transform::{Coverage, ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed};
+use crate::transform::{
+    Coverage, ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed,
+};
 use tree_sitter::Node;
 
 /// [`ProgramTransformationKind::RemoveDeadCode`] for C.
@@ -37,7 +39,10 @@ fn contains_forbidden(node: Node<'_>) -> bool {
 /// (and there is at least one).
 fn statements_dead(src: &str, node: Node<'_>, coverage: &Coverage) -> bool {
     let mut cursor = node.walk();
-    let stmts: Vec<Node> = node.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+    let stmts: Vec<Node> = node
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
     match (stmts.first(), stmts.last()) {
         (Some(f), Some(l)) => coverage.is_dead(pos(src, f.start_byte()), pos(src, l.end_byte())),
         _ => false,
@@ -73,14 +78,18 @@ fn candidates<'t>(src: &str, root: Node<'t>, coverage: &Coverage) -> Vec<Candida
         if def.kind() != "function_definition" {
             continue;
         }
-        let Some(decl) = def.child_by_field_name("declarator") else { continue };
+        let Some(decl) = def.child_by_field_name("declarator") else {
+            continue;
+        };
         let Some(name) = function_declarator(decl)
             .and_then(|f| f.child_by_field_name("declarator"))
             .map(|n| text(n, src).to_string())
         else {
             continue;
         };
-        let Some(body) = def.child_by_field_name("body") else { continue };
+        let Some(body) = def.child_by_field_name("body") else {
+            continue;
+        };
         let head = &src[def.start_byte()..body.start_byte()];
         let mut dc = def.walk();
         let attributed = def
@@ -189,7 +198,10 @@ mod tests {
     use crate::c::transform::test_util::compiles;
     use rand::SeedableRng;
 
-    fn run(src: &str, dead: &[((u32, u32), (u32, u32))], seed: u64) -> Result<Transformed, Skip> {
+    /// A dead range as ((line, column), (line, column)).
+    type Range = ((u32, u32), (u32, u32));
+
+    fn run(src: &str, dead: &[Range], seed: u64) -> Result<Transformed, Skip> {
         let coverage = Coverage {
             dead: dead
                 .iter()

@@ -407,23 +407,49 @@ fn classify<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>, depth
 
 /// Integer typedefs of the C library that are never const, arrays or records.
 const STANDARD_INTEGER_TYPEDEFS: &[&str] = &[
-    "_Bool", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "off_t", "time_t",
-    "clock_t", "pid_t", "wchar_t", "wint_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "u_int", "uint", "ulong", "ushort",
+    "_Bool",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "intmax_t",
+    "uintmax_t",
+    "off_t",
+    "time_t",
+    "clock_t",
+    "pid_t",
+    "wchar_t",
+    "wint_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "u_int",
+    "uint",
+    "ulong",
+    "ushort",
 ];
 
 /// The file-scope `typedef` declaring `name`: its specifier node and declarator.
 fn typedef_of<'t>(src: &str, root: Node<'t>, name: &str) -> Option<(Node<'t>, Node<'t>)> {
     let mut cursor = root.walk();
     let items: Vec<Node> = root.named_children(&mut cursor).collect();
-    items.into_iter().filter(|n| n.kind() == "type_definition").find_map(|td| {
-        let mut c = td.walk();
-        let decls: Vec<Node> = td.children_by_field_name("declarator", &mut c).collect();
-        decls
-            .into_iter()
-            .find(|d| declarator_name(*d).is_some_and(|n| text(n, src) == name))
-            .map(|d| (td, d))
-    })
+    items
+        .into_iter()
+        .filter(|n| n.kind() == "type_definition")
+        .find_map(|td| {
+            let mut c = td.walk();
+            let decls: Vec<Node> = td.children_by_field_name("declarator", &mut c).collect();
+            decls
+                .into_iter()
+                .find(|d| declarator_name(*d).is_some_and(|n| text(n, src) == name))
+                .map(|d| (td, d))
+        })
 }
 
 /// [`TypeClass::Record`] when the struct/union's body (here or in a

@@ -41,7 +41,10 @@ struct Candidate<'t> {
 /// Whether a parameter list is `()` or `(void)`.
 fn empty_or_void(src: &str, list: Node<'_>) -> bool {
     let mut cursor = list.walk();
-    let params: Vec<Node> = list.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+    let params: Vec<Node> = list
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
     params.is_empty() || (params.len() == 1 && text(params[0], src).trim() == "void")
 }
 
@@ -67,10 +70,15 @@ fn candidates<'t>(src: &str, root: Node<'t>) -> Vec<Candidate<'t>> {
         let mut dc = def.walk();
         let knr = def.named_children(&mut dc).any(|c| c.kind() == "declaration");
         let mut lc = list.walk();
-        let odd_params = list.named_children(&mut lc).any(|p| {
-            matches!(p.kind(), "variadic_parameter" | "identifier") || text(p, src).contains("...")
-        });
-        if name == "main" || LIBRARY_NAMES.contains(&name.as_str()) || knr || odd_params || text(list, src).contains("...") {
+        let odd_params = list
+            .named_children(&mut lc)
+            .any(|p| matches!(p.kind(), "variadic_parameter" | "identifier") || text(p, src).contains("..."));
+        if name == "main"
+            || LIBRARY_NAMES.contains(&name.as_str())
+            || knr
+            || odd_params
+            || text(list, src).contains("...")
+        {
             continue;
         }
         let mut lists = vec![list];
@@ -90,7 +98,8 @@ fn candidates<'t>(src: &str, root: Node<'t>) -> Vec<Candidate<'t>> {
                     }
                 }
                 "call_expression" => {
-                    if let (Some(f), Some(args)) = (n.child_by_field_name("function"), n.child_by_field_name("arguments"))
+                    if let (Some(f), Some(args)) =
+                        (n.child_by_field_name("function"), n.child_by_field_name("arguments"))
                         && f.kind() == "identifier"
                         && text(f, src) == name
                     {
@@ -119,7 +128,12 @@ fn candidates<'t>(src: &str, root: Node<'t>) -> Vec<Candidate<'t>> {
             let mut c = a.walk();
             a.named_children(&mut c).any(|n| n.kind() != "comment")
         });
-        if (unprototyped && calls_with_arguments) || odd_prototype || calls.iter().any(|a| ancestors(*a).any(|x| x.kind().starts_with("preproc_def"))) {
+        if (unprototyped && calls_with_arguments)
+            || odd_prototype
+            || calls
+                .iter()
+                .any(|a| ancestors(*a).any(|x| x.kind().starts_with("preproc_def")))
+        {
             continue;
         }
         out.push(Candidate {
@@ -175,7 +189,10 @@ impl ProgramTransformation for AddUnusedParameter {
                     let close = pos(src, a.end_byte() - 1);
                     let mut ac = a.walk();
                     let empty = a.named_children(&mut ac).all(|n| n.kind() == "comment");
-                    edits.push(SourceEdit::insert(close, if empty { k.to_string() } else { format!(", {k}") }));
+                    edits.push(SourceEdit::insert(
+                        close,
+                        if empty { k.to_string() } else { format!(", {k}") },
+                    ));
                 }
                 let list_at = pos(src, c.lists[0].start_byte());
                 let (first, last) = (
@@ -247,7 +264,9 @@ mod tests {
         let k = &t.expect_variable.as_ref().unwrap().value;
         assert_eq!(
             t.text,
-            format!("static int f(int doppel_p1);\nstatic int f(int doppel_p1) {{ return 1; }}\nint main() {{ return f({k}) - 1; }}\n")
+            format!(
+                "static int f(int doppel_p1);\nstatic int f(int doppel_p1) {{ return 1; }}\nint main() {{ return f({k}) - 1; }}\n"
+            )
         );
         assert!(compiles(&t.text));
     }
