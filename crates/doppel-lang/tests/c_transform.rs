@@ -39,6 +39,7 @@ fn syntax_errors(src: &str, include_dir: &Path) -> Option<String> {
 fn smoke(dir: &Path, seeds: u64) -> (usize, usize) {
     let mut failures = Vec::new();
     let (mut applied, mut skipped) = (0, 0);
+    let mut per_kind = std::collections::BTreeMap::new();
     for f in c_files(dir) {
         let src = std::fs::read_to_string(&f).unwrap();
         if syntax_errors(&src, dir).is_some() {
@@ -54,6 +55,7 @@ fn smoke(dir: &Path, seeds: u64) -> (usize, usize) {
                 match t.apply(input, &mut rng) {
                     Ok(out) => {
                         applied += 1;
+                        *per_kind.entry(t.kind().as_str()).or_insert(0) += 1;
                         assert_eq!(out.kind, t.kind());
                         if let Some(errors) = syntax_errors(&out.text, dir) {
                             failures.push(format!(
@@ -69,6 +71,7 @@ fn smoke(dir: &Path, seeds: u64) -> (usize, usize) {
             }
         }
     }
+    eprintln!("{}: applied per kind {per_kind:?}", dir.display());
     assert!(
         failures.is_empty(),
         "{} outputs do not compile:\n{}",
