@@ -31,6 +31,8 @@ struct Cli {
 enum Command {
     /// Run a differential campaign (DBDB Algorithm 1) over C or JavaScript programs.
     Diff(cmd::diff::DiffArgs),
+    /// Run a metamorphic campaign on one debugger (ISSTA'19): transformed programs and actions, live follow-up runs.
+    Meta(cmd::meta::MetaArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
     /// Draw divergent runs round robin over the classes (DBDB section 3.4).
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
         let db = cli.db.clone().unwrap_or_else(|| settings.campaign.db.clone());
         match cli.command {
             Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
+            Command::Meta(a) => cmd::meta::run(a, &settings, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,
             Command::Sample(a) => cmd::classes::sample(a, &db).await,
             Command::Show(a) => cmd::show::run(a, &db).await,

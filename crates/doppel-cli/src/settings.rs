@@ -22,6 +22,10 @@
 //! weights = { resume = 1.0, step_in = 1.0, step_over = 1.0, step_out = 1.0 }
 //! normalization = { pointer_format = true }   # every rule, see docs/normalization.md
 //!
+//! [meta]            # doppel meta (ISSTA'19); initial runs use [diff]
+//! rounds = 5
+//! transformations = ["all"]   # or names: add_breakpoint, insert_no_op, ...
+//!
 //! [limits]          # for the programs under test
 //! cpu_seconds = 10
 //! memory_mb = 1024
@@ -38,7 +42,37 @@ use std::path::Path;
 pub struct Settings {
     pub campaign: CampaignSettings,
     pub diff: DiffConfig,
+    pub meta: MetaSettings,
     pub limits: LimitSettings,
+}
+
+/// `[meta]`: metamorphic testing (`doppel meta`); the initial runs use `[diff]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetaSettings {
+    /// Metamorphic tests per sequence (ISSTA'19: 5).
+    pub rounds: usize,
+    /// Transformation names, or `["all"]`.
+    #[serde(rename = "transformations")]
+    pub transformation_names: Vec<String>,
+}
+
+impl Default for MetaSettings {
+    fn default() -> Self {
+        Self {
+            rounds: 5,
+            transformation_names: vec!["all".into()],
+        }
+    }
+}
+
+impl MetaSettings {
+    /// The transformations named.
+    ///
+    /// Errors: an unknown name.
+    pub fn transformations(&self) -> anyhow::Result<Vec<doppel_metamorphic::Transformation>> {
+        doppel_metamorphic::Transformation::parse_list(&self.transformation_names.join(",")).map_err(anyhow::Error::msg)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

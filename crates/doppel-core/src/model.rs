@@ -594,7 +594,10 @@ mod tests {
             transformations: Some("insert_no_op+add_breakpoint".into()),
             ..plain
         };
-        assert_eq!(meta.to_string(), "meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement");
+        assert_eq!(
+            meta.to_string(),
+            "meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement"
+        );
         assert_eq!(ClassKey::parse(&meta.to_string()), Some(meta));
         assert_eq!(ClassKey::parse("nonsense|x|y"), None);
     }

@@ -102,16 +102,27 @@ async fn by_actions(store: &Store, filter: &RunFilter, json: bool) -> anyhow::Re
 fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(["size", "divergence", "last action", "AST node", "policy", "example run"]);
+    // Metamorphic warnings are classed by their transformation chain too.
+    let meta = classes.iter().any(|c| c.key.transformations.is_some());
+    let mut header = vec!["size"];
+    if meta {
+        header.push("transformations");
+    }
+    header.extend(["divergence", "last action", "AST node", "policy", "example run"]);
+    t.set_header(header);
     for c in classes {
-        t.add_row([
-            c.size.to_string(),
+        let mut row = vec![c.size.to_string()];
+        if meta {
+            row.push(c.key.transformations.clone().unwrap_or_default());
+        }
+        row.extend([
             c.key.divergence.as_str().to_string(),
             c.key.last_action.as_str().to_string(),
             c.key.ast_node.clone(),
             c.key.policy.clone().unwrap_or_default(),
             c.first_run.to_string(),
         ]);
+        t.add_row(row);
     }
     t
 }

@@ -93,8 +93,8 @@ pub struct DiffArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Builds the campaign spec from settings and flags.
-pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
+/// The DBDB generator knobs from settings and flags.
+pub fn diff_config(a: &DiffArgs, s: &Settings) -> anyhow::Result<doppel_differential::DiffConfig> {
     let mut diff = s.diff.clone();
     if let Some(v) = a.breakpoints_per_line {
         diff.breakpoints_per_line = v;
@@ -124,14 +124,12 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
         diff.normalization.disable(n).map_err(anyhow::Error::msg)?;
     }
     diff.validate().map_err(anyhow::Error::msg)?;
-    let debuggers = a.debuggers.clone().unwrap_or_else(|| s.campaign.debuggers.clone());
-    if debuggers.len() < 2 {
-        anyhow::bail!(
-            "differential testing needs at least two debuggers (got {})",
-            debuggers.join(",")
-        );
-    }
-    let debugger = DebuggerConfig {
+    Ok(diff)
+}
+
+/// The backend settings from settings and flags (`action_timeout` from `diff`).
+pub fn debugger_config(a: &DiffArgs, s: &Settings, diff: &doppel_differential::DiffConfig) -> DebuggerConfig {
+    DebuggerConfig {
         action_timeout: Duration::from_millis(diff.action_timeout_ms),
         warm: s.campaign.warm && !a.cold,
         limits: Limits {
@@ -144,7 +142,11 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
         },
         system_debug_info: s.campaign.system_debug_info || a.system_debug_info,
         ..DebuggerConfig::default()
-    };
+    }
+}
+
+/// The executable overrides from settings and `--debugger-path NAME=PATH`.
+pub fn executables(a: &DiffArgs, s: &Settings) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
     let mut executables = s.campaign.executables.clone();
     for kv in &a.debugger_paths {
         let (k, v) = kv
@@ -152,6 +154,21 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
             .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
         executables.insert(k.trim().to_string(), v.trim().to_string());
     }
+    Ok(executables)
+}
+
+/// Builds the campaign spec from settings and flags.
+pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
+    let diff = diff_config(a, s)?;
+    let debuggers = a.debuggers.clone().unwrap_or_else(|| s.campaign.debuggers.clone());
+    if debuggers.len() < 2 {
+        anyhow::bail!(
+            "differential testing needs at least two debuggers (got {})",
+            debuggers.join(",")
+        );
+    }
+    let debugger = debugger_config(a, s, &diff);
+    let executables = executables(a, s)?;
     Ok(CampaignSpec {
         executables,
         name: a.campaign.clone(),

@@ -4,6 +4,7 @@ pub mod backends;
 pub mod bench;
 pub mod classes;
 pub mod diff;
+pub mod meta;
 pub mod reclassify;
 pub mod replay;
 pub mod report;

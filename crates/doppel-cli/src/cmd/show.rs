@@ -41,6 +41,10 @@ pub async fn run(a: ShowArgs, db: &str) -> anyhow::Result<ExitCode> {
         }
         other => println!("verdict: {}", other.name()),
     }
+    if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
+        show_metamorphic(&r);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     let mut header = vec!["#".to_string(), "action".to_string()];
@@ -54,4 +58,47 @@ pub async fn run(a: ShowArgs, db: &str) -> anyhow::Result<ExitCode> {
     }
     println!("{t}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A metamorphic test: the transformation, then the initial and the
+/// follow-up trace one after the other (the follow-up has actions of its
+/// own: an added breakpoint, resynchronization), the violation highlighted.
+fn show_metamorphic(r: &doppel_core::RunRecord) {
+    let c = &r.config;
+    let chain: Vec<String> = c["chain"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    println!("round {} of its sequence; chain: {}", c["round"], chain.join(" -> "));
+    if let Some(d) = c["transformation"]["description"].as_str() {
+        println!("transformation: {d}");
+    }
+    for s in c["skipped"].as_array().into_iter().flatten() {
+        println!(
+            "  (not applicable: {}: {})",
+            s["transformation"].as_str().unwrap_or("?"),
+            s["reason"].as_str().unwrap_or("")
+        );
+    }
+    let divergent = r.verdict.finding().map(|f| f.action_index);
+    for (i, (label, trace)) in ["initial", "follow-up"].iter().zip(&r.traces).enumerate() {
+        let one = doppel_core::RunRecord {
+            traces: vec![trace.clone()],
+            verdict: doppel_core::Verdict::ProgramFinished { actions: 0 },
+            ..r.clone()
+        };
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        t.set_header(["#", "action", label]);
+        for row in side_by_side_rows(&one) {
+            let red = i == 1 && divergent == Some(row.index);
+            let color = if red { Color::Red } else { Color::Reset };
+            t.add_row([
+                Cell::new(row.index).fg(color),
+                Cell::new(&row.action).fg(color),
+                Cell::new(row.outputs.join("")).fg(color),
+            ]);
+        }
+        println!("{t}");
+    }
 }

@@ -1,0 +1,158 @@
+//! `doppel meta`: interactive metamorphic testing of one debugger
+//! (ISSTA'19) over C or JavaScript programs.
+
+use super::diff::{self, DiffArgs};
+use super::subjects;
+use crate::settings::Settings;
+use clap::Args;
+use doppel_core::store::RunFilter;
+use doppel_lang::c::BuildRecipe;
+use doppel_metamorphic::campaign::{self, MetaProgress, MetaSpec};
+use doppel_metamorphic::program::Builder;
+use doppel_metamorphic::{MetaConfig, Transformation};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::process::ExitCode;
+
+#[derive(Args, Debug, Clone)]
+pub struct MetaArgs {
+    /// The debugger under test (`gdb`, `lldb`, `node`, `chromium`, `firefox`).
+    #[arg(long)]
+    pub debugger: String,
+    /// Metamorphic tests per sequence (ISSTA'19: 5); each follow-up input
+    /// is the next test's initial input.
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Transformations to choose from, comma-separated, or `all`:
+    /// add_breakpoint, replace_continue, breakpoint_sliding,
+    /// insert_dead_code, remove_dead_code, add_unused_parameter,
+    /// insert_no_op, literal_to_expression.
+    #[arg(long)]
+    pub transformations: Option<String>,
+    /// Initial runs: the DBDB generator's flags, campaign flags and paths
+    /// (as for `doppel diff`; `--debuggers` does not apply).
+    #[command(flatten)]
+    pub run: DiffArgs,
+}
+
+/// Builds the campaign spec from settings and flags.
+pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
+    if a.run.debuggers.is_some() {
+        anyhow::bail!("doppel meta tests one debugger against itself: use --debugger NAME");
+    }
+    let initial = diff::diff_config(&a.run, s)?;
+    let mut debugger_config = diff::debugger_config(&a.run, s, &initial);
+    if let Some(exe) = diff::executables(&a.run, s)?.get(&a.debugger) {
+        debugger_config.executable = Some(exe.clone());
+    }
+    let transformations = match &a.transformations {
+        Some(t) => Transformation::parse_list(t).map_err(anyhow::Error::msg)?,
+        None => s.meta.transformations()?,
+    };
+    let meta = MetaConfig {
+        rounds: a.rounds.unwrap_or(s.meta.rounds),
+        transformations,
+        initial,
+    };
+    meta.validate().map_err(anyhow::Error::msg)?;
+    Ok(MetaSpec {
+        name: a.run.campaign.clone(),
+        debugger: a.debugger.clone(),
+        debugger_config,
+        meta,
+        jobs: a.run.jobs.unwrap_or(s.campaign.jobs).max(1),
+        resume: a.run.resume,
+    })
+}
+
+pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
+    let spec = spec(&a, s)?;
+    doppel_debuggers::registry::all()
+        .iter()
+        .find(|e| e.name == spec.debugger)
+        .ok_or_else(|| anyhow::anyhow!("unknown debugger '{}' (see `doppel backends`)", spec.debugger))
+        .and_then(|e| (e.probe)(&spec.debugger_config).map_err(anyhow::Error::from))?;
+    let store = super::open_store(db).await?;
+    let language = subjects::language_of(std::slice::from_ref(&spec.debugger))?;
+    let paths = if a.run.paths.is_empty() {
+        vec![subjects::default_corpus_for(language)]
+    } else {
+        a.run.paths.clone()
+    };
+    let recipe =
+        BuildRecipe::parse(a.run.compiler.as_deref().unwrap_or(&s.campaign.compiler)).map_err(anyhow::Error::msg)?;
+    let prepared = subjects::prepare_for(
+        language,
+        &paths,
+        db,
+        &recipe,
+        subjects::Selection::from_flags(a.run.limit, a.run.sample),
+    )
+    .await?;
+    let runs = a.run.runs_per_program.unwrap_or(s.campaign.runs_per_program);
+    let first = a.run.seed.unwrap_or(s.campaign.seed);
+    let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
+    eprintln!(
+        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s), store {db}",
+        prepared.len(),
+        prepared.iter().filter(|p| p.error.is_some()).count(),
+        seeds.len(),
+        spec.debugger,
+        spec.meta.rounds,
+        spec.jobs
+    );
+    let builder = Builder::new(subjects::cache_dir(db).join("meta"), spec.debugger_config.limits);
+
+    let bar = ProgressBar::new(0);
+    if a.run.quiet || std::env::var_os("CI").is_some() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} sequences  {per_sec}  eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let on_progress = |p: MetaProgress| match p {
+        MetaProgress::Started { total, skipped } => {
+            bar.set_length(total as u64);
+            if skipped > 0 {
+                bar.suspend(|| eprintln!("resuming: {skipped} sequences already stored are skipped"));
+            }
+        }
+        MetaProgress::TestDone {
+            subject,
+            seed,
+            round,
+            class: Some(c),
+            ..
+        } => bar.set_message(format!("last warning: {subject} seed {seed} round {round}: {c}")),
+        MetaProgress::TestDone { .. } => {}
+        MetaProgress::SequenceDone { .. } => bar.inc(1),
+        MetaProgress::StoreError { subject, seed, error } => {
+            bar.suspend(|| eprintln!("warning: a test of {subject} seed {seed} was not stored: {error}"));
+        }
+    };
+    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &builder, &on_progress).await?;
+    bar.finish_and_clear();
+    let filter = RunFilter {
+        technique: Some(campaign::TECHNIQUE.into()),
+        campaign: Some(spec.name.clone()),
+    };
+    super::classes::print_summary(&store, &filter).await?;
+    eprintln!(
+        "this invocation: {} sequences, {} metamorphic tests, {} warnings, {} inconclusive, {} skipped (resume){}",
+        stats.sequences,
+        stats.tests,
+        stats.warnings,
+        stats.inconclusive,
+        stats.skipped,
+        if stats.store_errors > 0 {
+            format!(", {} NOT STORED", stats.store_errors)
+        } else {
+            String::new()
+        }
+    );
+    Ok(if stats.store_errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,49 @@
+//! Configuration of metamorphic testing (`doppel.toml` table `[meta]`).
+
+use crate::transformation::Transformation;
+use doppel_differential::DiffConfig;
+use serde::{Deserialize, Serialize};
+
+/// Configuration of one metamorphic test sequence. Together with the
+/// program and the seed it determines the sequence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetaConfig {
+    /// Metamorphic tests per sequence: each follow-up input is the next
+    /// test's initial input, until a relation breaks (ISSTA'19 section 3.3;
+    /// the paper used 5).
+    pub rounds: usize,
+    /// The transformations a test chooses from (ISSTA'19 Table 1).
+    pub transformations: Vec<Transformation>,
+    /// The initial run's actions come from DBDB's generator with these knobs;
+    /// its normalization and column rules are the relation's too.
+    pub initial: DiffConfig,
+}
+
+impl Default for MetaConfig {
+    fn default() -> Self {
+        Self {
+            rounds: 5,
+            transformations: Transformation::all(),
+            initial: DiffConfig::default(),
+        }
+    }
+}
+
+impl MetaConfig {
+    /// Errors: no round or no transformation, or a bad generator knob.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.rounds == 0 {
+            return Err("rounds must be at least 1".into());
+        }
+        if self.transformations.is_empty() {
+            return Err("no transformation enabled".into());
+        }
+        self.initial.validate()
+    }
+
+    /// The transformation chain as stored in class keys (`a+b+c`).
+    pub fn chain_key(chain: &[Transformation]) -> String {
+        chain.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+")
+    }
+}

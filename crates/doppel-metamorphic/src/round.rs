@@ -1,0 +1,192 @@
+//! One metamorphic test (ISSTA'19 Figure 5): pick a transformation that
+//! applies to the current input, build the follow-up program and plan, run
+//! the follow-up live, check the relation.
+
+use crate::action::{self, Plan};
+use crate::config::MetaConfig;
+use crate::follow_up::{self, FollowUp};
+use crate::program::{self, Builder, Program};
+use crate::relation::Relation;
+use crate::script::Script;
+use crate::transformation::Transformation;
+use doppel_debuggers::Debugger;
+use doppel_lang::edit::LocationMap;
+use doppel_lang::transform::{ProgramInput, ProgramTransformationKind};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// The transformation a test applied, for people and class keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Applied {
+    pub transformation: Transformation,
+    /// What changed (`inserted `x = x;` before 12:5`, `replaced continue #3 by step over`).
+    pub description: String,
+    /// AST node type where it changed (the line of an added breakpoint, of
+    /// a replaced continue, of the program change).
+    pub node: String,
+}
+
+/// One metamorphic test's result.
+#[derive(Debug, Clone)]
+pub struct Test {
+    /// `None` when no transformation applied.
+    pub applied: Option<Applied>,
+    /// Transformations tried first that did not apply, with why.
+    pub skipped: Vec<(Transformation, String)>,
+    /// The follow-up program (the same as the initial one for action transformations).
+    pub program: Program,
+    pub follow_up: Option<FollowUp>,
+}
+
+/// Runs one metamorphic test on the input (`program`, `script`): tries the
+/// enabled transformations in a seeded random order until one applies.
+pub async fn run(
+    dbg: &mut dyn Debugger,
+    program: &Program,
+    script: &Script,
+    cfg: &MetaConfig,
+    builder: &Builder,
+    rng: &mut ChaCha8Rng,
+) -> Test {
+    let mut order = cfg.transformations.clone();
+    order.shuffle(rng);
+    let mut skipped = Vec::new();
+    for t in order {
+        match prepare(t, program, script, cfg, builder, rng).await {
+            Ok((plan, follow_program, relation, applied)) => {
+                let follow_up = follow_up::run(dbg, &follow_program.subject, &plan, &relation).await;
+                return Test {
+                    applied: Some(applied),
+                    skipped,
+                    program: follow_program,
+                    follow_up: Some(follow_up),
+                };
+            }
+            Err(reason) => skipped.push((t, reason)),
+        }
+    }
+    Test {
+        applied: None,
+        skipped,
+        program: program.clone(),
+        follow_up: None,
+    }
+}
+
+fn relation(cfg: &MetaConfig, program: &Program) -> Relation {
+    Relation {
+        normalization: cfg.initial.normalization,
+        columns: cfg.initial.compare_columns,
+        file: program.subject.source_name.clone(),
+        expect_variable: None,
+    }
+}
+
+/// The follow-up plan, program and relation of `t`, or why `t` does not apply.
+async fn prepare(
+    t: Transformation,
+    program: &Program,
+    script: &Script,
+    cfg: &MetaConfig,
+    builder: &Builder,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Plan, Program, Relation, Applied), String> {
+    let file = program.subject.source_name.clone();
+    let applied = |description: String, node: String| Applied {
+        transformation: t,
+        description,
+        node,
+    };
+    match t {
+        Transformation::AddBreakpoint => {
+            let plan = action::add_breakpoint::plan(script, &file, &program.code_lines(), rng)?;
+            let a = plan.add_breakpoint.as_ref().expect("the plan adds a breakpoint");
+            let what = applied(
+                format!("added a breakpoint at {} before action {}", a.at, a.before + 1),
+                program.node_type(Some(a.at.line)),
+            );
+            Ok((plan, program.clone(), relation(cfg, program), what))
+        }
+        Transformation::ReplaceContinue => {
+            let plan = action::replace_continue::plan(script, rng)?;
+            let r = plan.replace_continue.expect("the plan replaces a continue");
+            let line = script.steps[r.index - 1].output.paused().map(|s| s.location.line);
+            let what = applied(
+                format!("replaced the continue of action {} by {}", r.index + 1, r.by.name()),
+                program.node_type(line),
+            );
+            Ok((plan, program.clone(), relation(cfg, program), what))
+        }
+        Transformation::BreakpointSliding => {
+            let slid = script.slid_breakpoints();
+            let plan = action::sliding::plan(script)?;
+            let (_, from, to) = &slid[0];
+            let what = applied(
+                format!(
+                    "requested {} slid breakpoint(s) at their resolved locations ({from} -> {to}{})",
+                    slid.len(),
+                    if slid.len() > 1 { ", ..." } else { "" }
+                ),
+                program.node_type(Some(to.line)),
+            );
+            Ok((plan, program.clone(), relation(cfg, program), what))
+        }
+        Transformation::Program(kind) => {
+            let transformation = program::transformation(program.subject.language, kind)
+                .ok_or_else(|| format!("no {kind:?} for this language"))?;
+            let coverage = if kind == ProgramTransformationKind::RemoveDeadCode {
+                Some(builder.coverage(program).await.map_err(|e| format!("coverage: {e}"))?)
+            } else {
+                None
+            };
+            let input = ProgramInput {
+                source: &program.text,
+                coverage: coverage.as_ref(),
+            };
+            let transformed = transformation.apply(input, rng).map_err(|s| s.reason)?;
+            let follow = builder.build(&program.subject, &transformed.text).await?;
+            // Section 3.2.1: sliding is applied before every program
+            // transformation, so that no breakpoint slides into new code.
+            let (slid, _) = script.slide();
+            let mapped = slid.map(&transformed.map, &file).map_err(|e| e.to_string())?;
+            let plan = Plan {
+                script: mapped,
+                inserted_lines: inserted_lines(&transformed.map, program.subject.line_count, follow.subject.line_count),
+                ..Plan::default()
+            };
+            let mut rel = relation(cfg, &follow);
+            rel.expect_variable = transformed.expect_variable.clone();
+            let what = applied(transformed.description.clone(), transformed.node.clone());
+            Ok((plan, follow, rel, what))
+        }
+    }
+}
+
+/// Lines of the new program that no line of the old one maps to: inserted code.
+pub fn inserted_lines(map: &LocationMap, old_lines: u32, new_lines: u32) -> Vec<u32> {
+    let image: std::collections::BTreeSet<u32> = (1..=old_lines).filter_map(|l| map.map_line(l)).collect();
+    (1..=new_lines).filter(|l| !image.contains(l)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_lang::edit::{Pos, SourceEdit, apply};
+
+    #[test]
+    fn inserted_lines_are_the_new_ones_only() {
+        let (_, map) = apply(
+            "a;\nb;\nc;\n",
+            &[SourceEdit::insert(Pos::new(2, 1), "if (0) {\n  x = 1;\n}\n")],
+        )
+        .unwrap();
+        assert_eq!(inserted_lines(&map, 3, 6), vec![2, 3, 4]);
+        let (_, map) = apply(
+            "a = 1;\n",
+            &[SourceEdit::replace(Pos::new(1, 5), Pos::new(1, 6), "(1*1)")],
+        )
+        .unwrap();
+        assert!(inserted_lines(&map, 1, 1).is_empty());
+    }
+}

@@ -1,0 +1,170 @@
+//! Iterative metamorphic testing (ISSTA'19 section 3.3): an initial run
+//! from DBDB's action generator, then up to `rounds` metamorphic tests, each
+//! follow-up input becoming the next test's initial input, until a relation
+//! breaks or a test is inconclusive.
+
+use crate::config::MetaConfig;
+use crate::follow_up::FollowUpOutcome;
+use crate::program::{Builder, Program};
+use crate::round::{self, Applied};
+use crate::script::Script;
+use crate::transformation::Transformation;
+use doppel_core::{ClassKey, Finding, Output, Trace, Verdict};
+use doppel_debuggers::Debugger;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// One metamorphic test of a sequence, as it is stored.
+#[derive(Debug, Clone)]
+pub struct TestRecord {
+    /// 1-based.
+    pub round: usize,
+    /// Transformations applied so far, this test's last.
+    pub chain: Vec<Transformation>,
+    pub applied: Option<Applied>,
+    pub skipped: Vec<(Transformation, String)>,
+    pub initial: Program,
+    pub initial_trace: Trace,
+    pub follow_up: Program,
+    /// Empty when no follow-up ran.
+    pub follow_up_trace: Option<Trace>,
+    pub verdict: Verdict,
+    /// The follow-up run's wall time (the initial run's too in round 1), ms.
+    pub duration_ms: f64,
+    /// Whether the sequence ends with this test.
+    pub last: bool,
+}
+
+/// Runs the sequence for `program` with `seed` on `dbg`, handing every test
+/// to `emit` as soon as it is done. Never fails: failures are verdicts.
+pub async fn run(
+    dbg: &mut Box<dyn Debugger>,
+    program: Program,
+    seed: u64,
+    cfg: &MetaConfig,
+    builder: &Builder,
+    emit: &mut (dyn FnMut(TestRecord) + Send),
+) {
+    let nt = |l: Option<u32>| program.node_type(l);
+    let initial =
+        doppel_differential::engine::run(std::slice::from_mut(dbg), &program.subject, seed, &cfg.initial, &nt).await;
+    let trace = initial.traces.into_iter().next().unwrap_or_else(|| Trace {
+        debugger: dbg.info().clone(),
+        events: vec![],
+    });
+    let script = Script::from_trace(&trace);
+    if let Some(reason) = unusable(&initial.verdict, &script) {
+        emit(TestRecord {
+            round: 1,
+            chain: vec![],
+            applied: None,
+            skipped: vec![],
+            follow_up: program.clone(),
+            initial: program,
+            initial_trace: trace,
+            follow_up_trace: None,
+            verdict: Verdict::Inconclusive { actions: 0, reason },
+            duration_ms: initial.duration_ms,
+            last: true,
+        });
+        return;
+    }
+    let mut extra_ms = initial.duration_ms;
+    let (mut program, mut trace, mut script) = (program, trace, script);
+    let mut chain = Vec::new();
+    for r in 1..=cfg.rounds {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let test = round::run(dbg.as_mut(), &program, &script, cfg, builder, &mut rng).await;
+        if let Some(a) = &test.applied {
+            chain.push(a.transformation);
+        }
+        let verdict = verdict(&test, &chain);
+        let last = r == cfg.rounds || !matches!(verdict, Verdict::ProgramFinished { .. } | Verdict::MaxActions { .. });
+        let follow_trace = test.follow_up.as_ref().map(|f| f.trace.clone());
+        emit(TestRecord {
+            round: r,
+            chain: chain.clone(),
+            applied: test.applied.clone(),
+            skipped: test.skipped.clone(),
+            initial: program.clone(),
+            initial_trace: trace.clone(),
+            follow_up: test.program.clone(),
+            follow_up_trace: follow_trace.clone(),
+            verdict,
+            duration_ms: test.follow_up.as_ref().map_or(0.0, |f| f.duration_ms) + extra_ms,
+            last,
+        });
+        extra_ms = 0.0;
+        match (last, follow_trace) {
+            (false, Some(t)) => {
+                script = Script::from_trace(&t);
+                trace = t;
+                program = test.program;
+            }
+            _ => break,
+        }
+    }
+}
+
+/// Why an initial run cannot start a sequence: it failed, or it diverged
+/// from itself (a debugger failure), or nothing ran.
+fn unusable(verdict: &Verdict, script: &Script) -> Option<String> {
+    match verdict {
+        Verdict::Inconclusive { reason, .. } => return Some(format!("initial run: {reason}")),
+        Verdict::SubjectError { reason } => return Some(format!("initial run: {reason}")),
+        Verdict::Divergence(f) => return Some(format!("initial run failed: {}", f.detail)),
+        _ => {}
+    }
+    if script.steps.is_empty() {
+        return Some("initial run: no action".into());
+    }
+    if script.steps.iter().any(|s| matches!(s.output, Output::Failed { .. })) {
+        return Some("initial run: the debugger failed".into());
+    }
+    None
+}
+
+fn verdict(test: &round::Test, chain: &[Transformation]) -> Verdict {
+    let Some(f) = &test.follow_up else {
+        let reasons: Vec<String> = test.skipped.iter().map(|(t, r)| format!("{t}: {r}")).collect();
+        return Verdict::Inconclusive {
+            actions: 0,
+            reason: format!("no transformation applies ({})", reasons.join("; ")),
+        };
+    };
+    match &f.outcome {
+        FollowUpOutcome::Held { actions, .. } => {
+            if f.trace
+                .outputs()
+                .last()
+                .is_some_and(|o| matches!(o, Output::Finished { .. }))
+            {
+                Verdict::ProgramFinished { actions: *actions }
+            } else {
+                Verdict::MaxActions { actions: *actions }
+            }
+        }
+        FollowUpOutcome::Inconclusive { reason } => Verdict::Inconclusive {
+            actions: f.trace.actions().count(),
+            reason: reason.clone(),
+        },
+        FollowUpOutcome::Violated {
+            index,
+            action,
+            line,
+            difference,
+        } => Verdict::Divergence(Finding {
+            class: ClassKey {
+                divergence: difference.kind,
+                last_action: action.kind(),
+                ast_node: test.program.node_type(*line),
+                policy: difference.policy.clone(),
+                transformations: Some(MetaConfig::chain_key(chain)),
+            },
+            action_index: *index,
+            last_action: action.clone(),
+            line: *line,
+            detail: difference.detail.clone(),
+        }),
+    }
+}
