@@ -99,11 +99,16 @@ pub struct Builder {
 }
 
 impl Builder {
-    /// A builder that writes under `dir` (`dir/sources`, `dir/c`).
-    pub fn new(dir: PathBuf, limits: Limits) -> Self {
+    /// A builder that writes transformed sources under `sources` and builds
+    /// C programs into the build cache at `c_cache`. Pass the cache the
+    /// original programs were built in: a C program sees its own path
+    /// (`argv[0]`) on its stack, so a binary at a path of another length
+    /// shifts every stack address and the garbage in uninitialized locals
+    /// (false warnings seen with a separate cache).
+    pub fn new(sources: PathBuf, c_cache: PathBuf, limits: Limits) -> Self {
         Self {
-            cache: BuildCache::new(dir.join("c")),
-            sources: dir.join("sources"),
+            cache: BuildCache::new(c_cache),
+            sources,
             limits,
             timeout: Duration::from_secs(10),
         }

@@ -72,8 +72,9 @@ pub async fn run(
     let mut extra_ms = initial.duration_ms;
     let (mut program, mut trace, mut script) = (program, trace, script);
     let mut chain = Vec::new();
+    let origin = program.subject.hash.clone();
     for r in 1..=cfg.rounds {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rng = round_rng(&origin, seed, r);
         let test = round::run(dbg.as_mut(), &program, &script, cfg, builder, &mut rng).await;
         if let Some(a) = &test.applied {
             chain.push(a.transformation);
@@ -104,6 +105,16 @@ pub async fn run(
             _ => break,
         }
     }
+}
+
+/// The generator of round `r` of the sequence of (`program_hash`, `seed`):
+/// every program gets its own choices, not only every seed.
+fn round_rng(program_hash: &str, seed: u64, r: usize) -> ChaCha8Rng {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(format!("{program_hash}|{seed}|{r}").as_bytes());
+    let mut b = [0u8; 32];
+    b.copy_from_slice(&d);
+    ChaCha8Rng::from_seed(b)
 }
 
 /// Why an initial run cannot start a sequence: it failed, or it diverged

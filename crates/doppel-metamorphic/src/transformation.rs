@@ -5,9 +5,10 @@
 use doppel_lang::transform::ProgramTransformationKind;
 use serde::{Deserialize, Serialize};
 
-/// One metamorphic transformation.
+/// One metamorphic transformation. Serialized as its name
+/// ([`Transformation::as_str`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "String", try_from = "String")]
 pub enum Transformation {
     /// Add a breakpoint at a random line; pauses there are ignored, and a
     /// step it interrupts is completed (Figure 7).
@@ -79,6 +80,19 @@ impl Transformation {
     }
 }
 
+impl From<Transformation> for String {
+    fn from(t: Transformation) -> String {
+        t.as_str().to_string()
+    }
+}
+
+impl TryFrom<String> for Transformation {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Transformation::parse(&s).ok_or_else(|| format!("unknown transformation '{s}'"))
+    }
+}
+
 impl std::fmt::Display for Transformation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -103,5 +117,11 @@ mod tests {
             ]
         );
         assert!(Transformation::parse_list("frobnicate").unwrap_err().contains("known:"));
+        let t = Transformation::Program(ProgramTransformationKind::InsertNoOp);
+        assert_eq!(serde_json::to_value(t).unwrap(), serde_json::json!("insert_no_op"));
+        assert_eq!(
+            serde_json::from_value::<Transformation>(serde_json::json!("insert_no_op")).unwrap(),
+            t
+        );
     }
 }

@@ -100,7 +100,11 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         spec.meta.rounds,
         spec.jobs
     );
-    let builder = Builder::new(subjects::cache_dir(db).join("meta"), spec.debugger_config.limits);
+    let builder = Builder::new(
+        subjects::cache_dir(db).join("meta-sources"),
+        subjects::cache_dir(db),
+        spec.debugger_config.limits,
+    );
 
     let bar = ProgressBar::new(0);
     if a.run.quiet || std::env::var_os("CI").is_some() {
