@@ -1,0 +1,348 @@
+//! The live follow-up run against a simulated debugger: resynchronization
+//! after an added breakpoint (a consumed step over and step out), a
+//! replaced continue, and a planted bug the relation must catch. The
+//! real-debugger tests are in `tests/meta_real.rs`.
+
+use async_trait::async_trait;
+use doppel_core::{
+    Action, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage,
+    Subject, ToolInfo,
+};
+use doppel_debuggers::{Capabilities, Debugger};
+use doppel_metamorphic::action::{AddedBreakpoint, Plan, ReplacedContinue};
+use doppel_metamorphic::follow_up::{self, FollowUpOutcome};
+use doppel_metamorphic::relation::Relation;
+use doppel_metamorphic::script::{Script, Step};
+use std::collections::BTreeSet;
+
+/// `main` (depth 1) calls `f` (depth 2, lines 2-4) from lines 11 and 13.
+const TICKS: [(u32, usize); 13] = [
+    (10, 1),
+    (11, 1),
+    (2, 2),
+    (3, 2),
+    (4, 2),
+    (11, 1),
+    (12, 1),
+    (13, 1),
+    (2, 2),
+    (3, 2),
+    (4, 2),
+    (13, 1),
+    (14, 1),
+];
+
+/// Ticks that return into the middle of a line: breakpoints (at a line's
+/// first instruction) are not hit there.
+const RETURNS: [usize; 2] = [5, 11];
+
+/// A debugger of the program above: steps and continues move along
+/// `TICKS`; every step stops at a breakpoint on its way.
+struct Sim {
+    info: ToolInfo,
+    pos: Option<usize>,
+    /// Requested lines in the order set.
+    bps: Vec<u32>,
+    /// Planted bug: with more than this many breakpoints, the oldest is ignored.
+    forgets_beyond: Option<usize>,
+}
+
+impl Sim {
+    fn new(forgets_beyond: Option<usize>) -> Self {
+        Self {
+            info: ToolInfo {
+                name: "sim".into(),
+                version: "1".into(),
+                protocol: "sim".into(),
+                executable: "sim".into(),
+            },
+            pos: None,
+            bps: vec![],
+            forgets_beyond,
+        }
+    }
+
+    fn active(&self) -> BTreeSet<u32> {
+        let skip = match self.forgets_beyond {
+            Some(n) if self.bps.len() > n => self.bps.len() - n,
+            _ => 0,
+        };
+        self.bps.iter().skip(skip).copied().collect()
+    }
+
+    fn output(&self) -> Output {
+        match self.pos {
+            Some(i) if i < TICKS.len() => {
+                let (line, depth) = TICKS[i];
+                let mut stack = vec![Frame {
+                    function: "main".into(),
+                    location: None,
+                }];
+                if depth == 2 {
+                    stack.insert(
+                        0,
+                        Frame {
+                            function: "f".into(),
+                            location: None,
+                        },
+                    );
+                }
+                Output::Paused(ProgramState {
+                    location: Location::line("p.c", line),
+                    reason: PauseReason::Step,
+                    call_stack: stack,
+                    variables: vec![],
+                    signal: None,
+                    return_value: None,
+                })
+            }
+            _ => Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            },
+        }
+    }
+
+    /// The next tick after `from` that `stop` accepts or that has a breakpoint.
+    fn advance(&mut self, from: Option<usize>, stop: impl Fn(usize) -> bool) -> Output {
+        let bps = self.active();
+        let first = from.map_or(0, |i| i + 1);
+        self.pos = Some((first..TICKS.len()).find(|&j| stop(j) || (bps.contains(&TICKS[j].0) && !RETURNS.contains(&j))).unwrap_or(TICKS.len()));
+        self.output()
+    }
+}
+
+#[async_trait]
+impl Debugger for Sim {
+    fn info(&self) -> &ToolInfo {
+        &self.info
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            columns: false,
+            warm_reuse: true,
+            argument_flags: false,
+            notes: vec![],
+        }
+    }
+    async fn load(&mut self, _: &Subject) -> Output {
+        self.pos = None;
+        self.bps.clear();
+        Output::Finished {
+            exit_code: None,
+            signal: None,
+        }
+    }
+    async fn set_breakpoint(&mut self, at: &Location) -> Output {
+        self.bps.push(at.line);
+        Output::BreakpointSet {
+            requested: at.clone(),
+            resolved: Some(at.clone()),
+            message: None,
+        }
+    }
+    async fn remove_breakpoint(&mut self, at: &Location) -> Output {
+        let ok = self.bps.iter().position(|&l| l == at.line).map(|i| self.bps.remove(i)).is_some();
+        Output::BreakpointRemoved { ok, message: None }
+    }
+    async fn start(&mut self) -> Output {
+        self.advance(None, |_| false)
+    }
+    async fn exec(&mut self, action: ExecAction) -> Output {
+        let Some(i) = self.pos else { return self.output() };
+        let (line, depth) = TICKS[i];
+        // Line steps: the rest of the current line (a return into it) is skipped.
+        let other_line = move |j: usize| TICKS[j] != (line, depth);
+        match action {
+            ExecAction::Resume => self.advance(Some(i), |_| false),
+            ExecAction::StepIn => self.advance(Some(i), other_line),
+            ExecAction::StepOver => self.advance(Some(i), move |j| TICKS[j].1 <= depth && other_line(j)),
+            ExecAction::StepOut => self.advance(Some(i), |j| TICKS[j].1 < depth),
+        }
+    }
+    async fn reset(&mut self) {}
+    async fn shutdown(&mut self) {}
+    fn take_transcript(&mut self) -> Vec<RawMessage> {
+        vec![]
+    }
+}
+
+fn subject() -> Subject {
+    Subject {
+        name: "p.c".into(),
+        language: Language::C,
+        source: "/nonexistent/p.c".into(),
+        source_name: "p.c".into(),
+        line_count: 14,
+        binary: None,
+        prelude: vec![],
+        epilogue: vec![],
+        hash: "h".into(),
+        build: "sim".into(),
+    }
+}
+
+/// The initial run: `actions` on a correct simulator, as a script.
+async fn initial(actions: &[Action]) -> Script {
+    let mut sim = Sim::new(None);
+    sim.load(&subject()).await;
+    let mut steps = vec![];
+    for a in actions {
+        let output = match a {
+            Action::SetBreakpoint { at } => sim.set_breakpoint(at).await,
+            Action::RemoveBreakpoint { at } => sim.remove_breakpoint(at).await,
+            Action::Start => sim.start().await,
+            Action::Exec { exec } => sim.exec(*exec).await,
+        };
+        steps.push(Step {
+            action: a.clone(),
+            output,
+        });
+    }
+    Script { steps }
+}
+
+fn bp(line: u32) -> Action {
+    Action::SetBreakpoint {
+        at: Location::line("p.c", line),
+    }
+}
+
+fn exec(e: ExecAction) -> Action {
+    Action::Exec { exec: e }
+}
+
+fn relation() -> Relation {
+    Relation {
+        file: "p.c".into(),
+        ..Relation::default()
+    }
+}
+
+async fn follow(sim: &mut Sim, plan: &Plan) -> follow_up::FollowUp {
+    follow_up::run(sim, &subject(), plan, &relation()).await
+}
+
+fn actions_of(f: &follow_up::FollowUp) -> Vec<String> {
+    f.trace.actions().map(|a| a.to_string()).collect()
+}
+
+#[tokio::test]
+async fn the_unchanged_script_holds() {
+    let script = initial(&[bp(11), Action::Start, exec(ExecAction::StepOver), exec(ExecAction::Resume)]).await;
+    let f = follow(
+        &mut Sim::new(None),
+        &Plan {
+            script,
+            ..Plan::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        f.outcome,
+        FollowUpOutcome::Held {
+            actions: 4,
+            ignored_pauses: 0
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_temporary_breakpoint() {
+    // Initial: paused at 11, step over -> 12. Follow-up: a breakpoint at 3
+    // (inside f, called from 11) interrupts the step over.
+    let script = initial(&[bp(11), Action::Start, exec(ExecAction::StepOver), exec(ExecAction::Resume)]).await;
+    assert_eq!(script.steps[2].output.paused().unwrap().location.line, 12);
+    let plan = Plan {
+        script,
+        add_breakpoint: Some(AddedBreakpoint {
+            before: 2,
+            at: Location::line("p.c", 3),
+        }),
+        ..Plan::default()
+    };
+    let f = follow(&mut Sim::new(None), &plan).await;
+    assert!(
+        matches!(f.outcome, FollowUpOutcome::Held { ignored_pauses: 2, .. }),
+        "{:?}\n{:?}",
+        f.outcome,
+        actions_of(&f)
+    );
+    let acts = actions_of(&f);
+    assert!(acts.contains(&"set breakpoint @ p.c:12".to_string()), "{acts:?}");
+    assert!(acts.contains(&"remove breakpoint @ p.c:12".to_string()), "{acts:?}");
+}
+
+#[tokio::test]
+async fn a_step_out_consumed_by_an_added_breakpoint_steps_out_again() {
+    // Initial: paused at 3 in f, step out -> 11 in main.
+    let script = initial(&[bp(3), Action::Start, exec(ExecAction::StepOut)]).await;
+    assert_eq!(script.steps[2].output.paused().unwrap().location.line, 11);
+    let plan = Plan {
+        script,
+        add_breakpoint: Some(AddedBreakpoint {
+            before: 2,
+            at: Location::line("p.c", 4),
+        }),
+        ..Plan::default()
+    };
+    let f = follow(&mut Sim::new(None), &plan).await;
+    assert!(
+        matches!(f.outcome, FollowUpOutcome::Held { ignored_pauses: 1, .. }),
+        "{:?}",
+        f.outcome
+    );
+    assert_eq!(
+        actions_of(&f),
+        ["set breakpoint @ p.c:3", "start", "set breakpoint @ p.c:4", "step out", "step out"]
+    );
+}
+
+#[tokio::test]
+async fn a_continue_replaced_by_a_step_resynchronizes_with_a_continue() {
+    let script = initial(&[bp(10), bp(13), Action::Start, exec(ExecAction::Resume), exec(ExecAction::Resume)]).await;
+    let plan = Plan {
+        script,
+        replace_continue: Some(ReplacedContinue {
+            index: 3,
+            by: ExecAction::StepOver,
+        }),
+        ..Plan::default()
+    };
+    let f = follow(&mut Sim::new(None), &plan).await;
+    assert!(matches!(f.outcome, FollowUpOutcome::Held { .. }), "{:?}", f.outcome);
+    assert_eq!(
+        actions_of(&f),
+        ["set breakpoint @ p.c:10", "set breakpoint @ p.c:13", "start", "step over", "resume", "resume"]
+    );
+}
+
+#[tokio::test]
+async fn a_debugger_that_forgets_a_breakpoint_when_one_is_added_breaks_the_relation() {
+    let script = initial(&[bp(10), bp(13), Action::Start, exec(ExecAction::Resume), exec(ExecAction::Resume)]).await;
+    let plan = Plan {
+        script,
+        add_breakpoint: Some(AddedBreakpoint {
+            before: 2,
+            at: Location::line("p.c", 14),
+        }),
+        ..Plan::default()
+    };
+    // A correct debugger: the added breakpoint's pause at 14 is ignored.
+    assert!(matches!(
+        follow(&mut Sim::new(None), &plan).await.outcome,
+        FollowUpOutcome::Held { .. }
+    ));
+    // Three breakpoints, the simulator keeps two: 10 is forgotten.
+    let f = follow(&mut Sim::new(Some(2)), &plan).await;
+    match f.outcome {
+        FollowUpOutcome::Violated {
+            difference, action, ..
+        } => {
+            assert_eq!(difference.kind, DivergenceKind::PauseLocation, "{}", difference.detail);
+            assert_eq!(action, Action::Start);
+            assert!(difference.detail.contains("p.c:10"), "{}", difference.detail);
+        }
+        other => panic!("expected a violation, got {other:?}"),
+    }
+}
