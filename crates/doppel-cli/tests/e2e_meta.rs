@@ -54,7 +54,11 @@ fn check_structure(tests: &[RunRecord]) {
         }
         assert_eq!(chain.len(), round, "one transformation per round: {c}");
         assert_eq!(t.traces.len(), 2, "initial and follow-up trace");
-        assert!(c["transformation"]["description"].as_str().is_some_and(|d| !d.is_empty()));
+        assert!(
+            c["transformation"]["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty())
+        );
         let program = c["transformation"]["transformation"].as_str().unwrap();
         let changed = c["source_text"] != c["follow_up"]["source_text"];
         let action_kind = ["add_breakpoint", "replace_continue", "breakpoint_sliding"].contains(&program);
@@ -79,9 +83,23 @@ async fn meta_with_gdb_runs_rounds_stores_tests_and_records_bad_programs() {
     let db = dir.path().join("out/doppel.db");
     let broken = dir.path().join("broken.c");
     std::fs::write(&broken, "int main(void) { return undeclared; }\n").unwrap();
-    let programs = [corpus("c", "loops.c"), corpus("c", "recursion.c"), corpus("c", "structs.c")];
+    let programs = [
+        corpus("c", "loops.c"),
+        corpus("c", "recursion.c"),
+        corpus("c", "structs.c"),
+    ];
     let out = doppel(&db)
-        .args(["meta", "--debugger", "gdb", "--rounds", "3", "--runs-per-program", "2", "--jobs", "2"])
+        .args([
+            "meta",
+            "--debugger",
+            "gdb",
+            "--rounds",
+            "3",
+            "--runs-per-program",
+            "2",
+            "--jobs",
+            "2",
+        ])
         .args(&programs)
         .arg(&broken)
         .output()
@@ -100,7 +118,10 @@ async fn meta_with_gdb_runs_rounds_stores_tests_and_records_bad_programs() {
     let third = tests.iter().find(|t| t.config["round"] == 3 && t.traces.len() == 2);
     let third = third.expect("a sequence reached round 3");
     let seq = third.key.split("|r3").next().unwrap();
-    let second = tests.iter().find(|t| t.key == format!("{seq}|r2")).expect("its round 2");
+    let second = tests
+        .iter()
+        .find(|t| t.key == format!("{seq}|r2"))
+        .expect("its round 2");
     assert_eq!(
         second.traces[1].actions().collect::<Vec<_>>(),
         third.traces[0].actions().collect::<Vec<_>>()
@@ -171,7 +192,11 @@ async fn meta_with_node_transforms_javascript_and_follows_live() {
     check_structure(&tests);
     let applied: std::collections::BTreeSet<String> = tests
         .iter()
-        .filter_map(|t| t.config["transformation"]["transformation"].as_str().map(str::to_string))
+        .filter_map(|t| {
+            t.config["transformation"]["transformation"]
+                .as_str()
+                .map(str::to_string)
+        })
         .collect();
     assert!(applied.len() >= 2, "{applied:?}");
     // An unknown transformation is a clear error before anything runs.

@@ -107,7 +107,11 @@ impl Sim {
     fn advance(&mut self, from: Option<usize>, stop: impl Fn(usize) -> bool) -> Output {
         let bps = self.active();
         let first = from.map_or(0, |i| i + 1);
-        self.pos = Some((first..TICKS.len()).find(|&j| stop(j) || (bps.contains(&TICKS[j].0) && !RETURNS.contains(&j))).unwrap_or(TICKS.len()));
+        self.pos = Some(
+            (first..TICKS.len())
+                .find(|&j| stop(j) || (bps.contains(&TICKS[j].0) && !RETURNS.contains(&j)))
+                .unwrap_or(TICKS.len()),
+        );
         self.output()
     }
 }
@@ -142,7 +146,12 @@ impl Debugger for Sim {
         }
     }
     async fn remove_breakpoint(&mut self, at: &Location) -> Output {
-        let ok = self.bps.iter().position(|&l| l == at.line).map(|i| self.bps.remove(i)).is_some();
+        let ok = self
+            .bps
+            .iter()
+            .position(|&l| l == at.line)
+            .map(|i| self.bps.remove(i))
+            .is_some();
         Output::BreakpointRemoved { ok, message: None }
     }
     async fn start(&mut self) -> Output {
@@ -229,7 +238,13 @@ fn actions_of(f: &follow_up::FollowUp) -> Vec<String> {
 
 #[tokio::test]
 async fn the_unchanged_script_holds() {
-    let script = initial(&[bp(11), Action::Start, exec(ExecAction::StepOver), exec(ExecAction::Resume)]).await;
+    let script = initial(&[
+        bp(11),
+        Action::Start,
+        exec(ExecAction::StepOver),
+        exec(ExecAction::Resume),
+    ])
+    .await;
     let f = follow(
         &mut Sim::new(None),
         &Plan {
@@ -251,7 +266,13 @@ async fn the_unchanged_script_holds() {
 async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_temporary_breakpoint() {
     // Initial: paused at 11, step over -> 12. Follow-up: a breakpoint at 3
     // (inside f, called from 11) interrupts the step over.
-    let script = initial(&[bp(11), Action::Start, exec(ExecAction::StepOver), exec(ExecAction::Resume)]).await;
+    let script = initial(&[
+        bp(11),
+        Action::Start,
+        exec(ExecAction::StepOver),
+        exec(ExecAction::Resume),
+    ])
+    .await;
     assert_eq!(script.steps[2].output.paused().unwrap().location.line, 12);
     let plan = Plan {
         script,
@@ -294,13 +315,26 @@ async fn a_step_out_consumed_by_an_added_breakpoint_steps_out_again() {
     );
     assert_eq!(
         actions_of(&f),
-        ["set breakpoint @ p.c:3", "start", "set breakpoint @ p.c:4", "step out", "step out"]
+        [
+            "set breakpoint @ p.c:3",
+            "start",
+            "set breakpoint @ p.c:4",
+            "step out",
+            "step out"
+        ]
     );
 }
 
 #[tokio::test]
 async fn a_continue_replaced_by_a_step_resynchronizes_with_a_continue() {
-    let script = initial(&[bp(10), bp(13), Action::Start, exec(ExecAction::Resume), exec(ExecAction::Resume)]).await;
+    let script = initial(&[
+        bp(10),
+        bp(13),
+        Action::Start,
+        exec(ExecAction::Resume),
+        exec(ExecAction::Resume),
+    ])
+    .await;
     let plan = Plan {
         script,
         replace_continue: Some(ReplacedContinue {
@@ -313,13 +347,27 @@ async fn a_continue_replaced_by_a_step_resynchronizes_with_a_continue() {
     assert!(matches!(f.outcome, FollowUpOutcome::Held { .. }), "{:?}", f.outcome);
     assert_eq!(
         actions_of(&f),
-        ["set breakpoint @ p.c:10", "set breakpoint @ p.c:13", "start", "step over", "resume", "resume"]
+        [
+            "set breakpoint @ p.c:10",
+            "set breakpoint @ p.c:13",
+            "start",
+            "step over",
+            "resume",
+            "resume"
+        ]
     );
 }
 
 #[tokio::test]
 async fn a_debugger_that_forgets_a_breakpoint_when_one_is_added_breaks_the_relation() {
-    let script = initial(&[bp(10), bp(13), Action::Start, exec(ExecAction::Resume), exec(ExecAction::Resume)]).await;
+    let script = initial(&[
+        bp(10),
+        bp(13),
+        Action::Start,
+        exec(ExecAction::Resume),
+        exec(ExecAction::Resume),
+    ])
+    .await;
     let plan = Plan {
         script,
         add_breakpoint: Some(AddedBreakpoint {
@@ -336,9 +384,7 @@ async fn a_debugger_that_forgets_a_breakpoint_when_one_is_added_breaks_the_relat
     // Three breakpoints, the simulator keeps two: 10 is forgotten.
     let f = follow(&mut Sim::new(Some(2)), &plan).await;
     match f.outcome {
-        FollowUpOutcome::Violated {
-            difference, action, ..
-        } => {
+        FollowUpOutcome::Violated { difference, action, .. } => {
             assert_eq!(difference.kind, DivergenceKind::PauseLocation, "{}", difference.detail);
             assert_eq!(action, Action::Start);
             assert!(difference.detail.contains("p.c:10"), "{}", difference.detail);

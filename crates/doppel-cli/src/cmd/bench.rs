@@ -39,6 +39,21 @@ pub enum BenchWhat {
         /// of the debuggers' language).
         paths: Vec<std::path::PathBuf>,
     },
+    /// Metamorphic tests (ISSTA'19) on one debugger: wall time of a test
+    /// (initial plus follow-up run), warm debugger.
+    Meta {
+        /// The debugger under test.
+        #[arg(long, default_value = "gdb")]
+        debugger: String,
+        /// Programs (the first N in name order).
+        #[arg(long, default_value_t = 10)]
+        programs: usize,
+        /// Seeds per program.
+        #[arg(long, default_value_t = 5)]
+        seeds: u64,
+        /// Programs to run (default: the bundled corpus of the debugger's language).
+        paths: Vec<std::path::PathBuf>,
+    },
 }
 
 struct Figures {
@@ -72,13 +87,25 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Meta {
+        debugger,
+        programs,
+        seeds,
+        paths,
+    } = a.what
+    {
+        return meta(debugger, programs, seeds, paths, s).await;
+    }
     let BenchWhat::Diff {
         programs,
         seeds,
         debuggers,
         system_debug_info,
         paths,
-    } = a.what;
+    } = a.what
+    else {
+        unreachable!("handled above")
+    };
     let args = super::diff::DiffArgs {
         debuggers: Some(debuggers),
         jobs: Some(1),
@@ -127,5 +154,86 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
         cold.median_ms / warm.median_ms.max(1e-9),
         warm.runs_per_s / cold.runs_per_s.max(1e-9)
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench meta`: one-round sequences (a metamorphic test = the initial run
+/// plus one follow-up run, ISSTA'19 Figure 5) and five-round sequences
+/// (iterative testing: later tests reuse the previous follow-up as their
+/// initial run), sequential, warm debugger.
+async fn meta(
+    debugger: String,
+    programs: usize,
+    seeds: u64,
+    paths: Vec<std::path::PathBuf>,
+    s: &Settings,
+) -> anyhow::Result<ExitCode> {
+    use doppel_metamorphic::program::{Builder, Program};
+    let args = super::meta::MetaArgs {
+        debugger: debugger.clone(),
+        rounds: Some(1),
+        transformations: None,
+        run: super::diff::DiffArgs {
+            jobs: Some(1),
+            ..Default::default()
+        },
+    };
+    let mut spec = super::meta::spec(&args, s)?;
+    let language = subjects::language_of(std::slice::from_ref(&debugger))?;
+    let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
+    let paths = if paths.is_empty() {
+        vec![subjects::default_corpus_for(language)]
+    } else {
+        paths
+    };
+    let prepared: Vec<_> = subjects::prepare_for(
+        language,
+        &paths,
+        &s.campaign.db,
+        &recipe,
+        subjects::Selection::First(programs),
+    )
+    .await?
+    .into_iter()
+    .filter(|p| p.error.is_none())
+    .collect();
+    let cache = subjects::cache_dir(&s.campaign.db);
+    let builder = Builder::new(cache.join("meta-sources"), cache, spec.debugger_config.limits);
+    println!(
+        "bench meta: {} programs x {seeds} seeds, debugger {debugger}, sequential, warm",
+        prepared.len()
+    );
+    let mut dbg = doppel_debuggers::registry::create(&debugger, &spec.debugger_config)?;
+    for rounds in [1usize, 5] {
+        spec.meta.rounds = rounds;
+        let mut per_sequence = Vec::new();
+        let mut tests = 0usize;
+        let start = Instant::now();
+        for p in &prepared {
+            for seed in 0..seeds {
+                let t = Instant::now();
+                let mut n = 0;
+                let program = Program::new(p.subject.clone(), p.source_text.clone());
+                doppel_metamorphic::sequence::run(&mut dbg, program, seed, &spec.meta, &builder, &mut |r| {
+                    if r.follow_up_trace.is_some() {
+                        n += 1;
+                    }
+                })
+                .await;
+                tests += n;
+                if n > 0 {
+                    per_sequence.push(t.elapsed().as_secs_f64() * 1000.0 / n as f64);
+                }
+            }
+        }
+        let total = start.elapsed().as_secs_f64() * 1000.0;
+        per_sequence.sort_by(f64::total_cmp);
+        let median = per_sequence.get(per_sequence.len() / 2).copied().unwrap_or(0.0);
+        println!(
+            "{rounds} round(s) per sequence: median {median:7.1} ms per metamorphic test   mean {:7.1} ms   ({tests} tests)",
+            total / tests.max(1) as f64
+        );
+    }
+    dbg.shutdown().await;
     Ok(ExitCode::SUCCESS)
 }
