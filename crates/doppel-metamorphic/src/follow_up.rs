@@ -196,7 +196,8 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
         if let Output::Failed { kind, detail } = &out {
             return failure(rec.actions - 1, action, line, *kind, detail, rel, &step.output);
         }
-        if let Some(difference) = rel.check(&step.output, &out) {
+        if let Some(mut difference) = rel.check(&step.output, &out) {
+            difference.policy = policy(before.as_ref(), &action, &out);
             return FollowUpOutcome::Violated {
                 index: rec.actions - 1,
                 action,
@@ -214,6 +215,23 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
         actions: rec.actions,
         ignored_pauses: ignored,
     }
+}
+
+/// Known, intended behaviour behind a broken relation (its class says so;
+/// docs/metamorphic.md, "Policies"):
+/// - `breakpoint_hit_after_step_onto_it`: a step ended on a breakpoint's
+///   address without reporting the breakpoint, and the next continue stops
+///   there again, reporting it (LLDB 20+: a breakpoint counts as hit only
+///   when its instruction is about to run from a resume).
+pub fn policy(before: Option<&doppel_core::ProgramState>, action: &Action, out: &Output) -> Option<String> {
+    let (Some(b), Action::Exec { exec: ExecAction::Resume }, Output::Paused(s)) = (before, action, out) else {
+        return None;
+    };
+    (b.reason == doppel_core::PauseReason::Step
+        && s.reason == doppel_core::PauseReason::Breakpoint
+        && b.location == s.location
+        && b.call_stack == s.call_stack)
+        .then(|| "breakpoint_hit_after_step_onto_it".to_string())
 }
 
 /// A failure of the debugger: a timeout is inconclusive (the program may

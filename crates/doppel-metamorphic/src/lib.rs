@@ -17,6 +17,7 @@
 //! - [`follow_up`]: the live follow-up run with resynchronization;
 //! - [`round`]: one metamorphic test;
 //! - [`sequence`]: iterative testing (section 3.3);
+//! - [`repro`]: the two inputs of a test as stand-alone reproducers;
 //! - [`campaign`]: many sequences over a job pool, stored as they finish.
 
 pub mod action;
@@ -25,6 +26,7 @@ pub mod config;
 pub mod follow_up;
 pub mod program;
 pub mod relation;
+pub mod repro;
 pub mod round;
 pub mod script;
 pub mod sequence;

@@ -16,7 +16,12 @@ pub struct ReproArgs {
 pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
     let r = super::load_run(&store, a.run).await?;
-    let files = doppel_differential::repro::write(&r, &a.out)?;
+    let files = if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
+        let built = doppel_metamorphic::repro::build(&r).map_err(anyhow::Error::msg)?;
+        doppel_differential::repro::write_files(&built, &a.out)?
+    } else {
+        doppel_differential::repro::write(&r, &a.out)?
+    };
     for f in files {
         println!("{}", f.display());
     }

@@ -39,6 +39,13 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
 /// Errors: I/O errors, or [`build`]'s errors as text.
 pub fn write(run: &RunRecord, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let r = build(run).map_err(anyhow::Error::msg)?;
+    write_files(&r, dir)
+}
+
+/// Writes a built reproducer into `dir` (see [`write`]).
+///
+/// Errors: I/O errors.
+pub fn write_files(r: &Reproducer, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut out = Vec::new();
     for (name, text) in &r.files {

@@ -42,9 +42,15 @@ pub struct Plan {
     pub inserted_lines: Vec<u32>,
 }
 
-/// Depth of the call stack of a pause (1 in the outermost frame).
+/// Depth of the call stack of a pause (1 in the outermost frame of the
+/// program). Frames below `main` (LLDB shows the C library's start-up
+/// frames) do not count: stepping out of `main` leaves the program.
 pub(crate) fn depth(s: &ProgramState) -> usize {
-    s.call_stack.len().max(1)
+    s.call_stack
+        .iter()
+        .position(|f| f.function == "main")
+        .map_or(s.call_stack.len(), |i| i + 1)
+        .max(1)
 }
 
 /// Indices `i` where the debugger is not running before step `i`: before
