@@ -224,7 +224,14 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
 ///   there again, reporting it (LLDB 20+: a breakpoint counts as hit only
 ///   when its instruction is about to run from a resume).
 pub fn policy(before: Option<&doppel_core::ProgramState>, action: &Action, out: &Output) -> Option<String> {
-    let (Some(b), Action::Exec { exec: ExecAction::Resume }, Output::Paused(s)) = (before, action, out) else {
+    let (
+        Some(b),
+        Action::Exec {
+            exec: ExecAction::Resume,
+        },
+        Output::Paused(s),
+    ) = (before, action, out)
+    else {
         return None;
     };
     (b.reason == doppel_core::PauseReason::Step

@@ -150,9 +150,15 @@ async fn prepare(
             // transformation, so that no breakpoint slides into new code.
             let (slid, _) = script.slide();
             let mapped = slid.map(&transformed.map, &file).map_err(|e| e.to_string())?;
+            let inserted = inserted_lines(&transformed.map, program.subject.line_count, follow.subject.line_count);
+            if let Some(b) = slides_across(&mapped, &inserted) {
+                return Err(format!(
+                    "breakpoint {b} slides across the inserted code (its sliding could not be removed)"
+                ));
+            }
             let plan = Plan {
                 script: mapped,
-                inserted_lines: inserted_lines(&transformed.map, program.subject.line_count, follow.subject.line_count),
+                inserted_lines: inserted,
                 ..Plan::default()
             };
             let mut rel = relation(cfg, &follow);
@@ -161,6 +167,16 @@ async fn prepare(
             Ok((plan, follow, rel, what))
         }
     }
+}
+
+/// A breakpoint that still slides (sliding could not be removed: another
+/// breakpoint is requested at its target) past an inserted line: it would
+/// slide into the new code instead (ISSTA'19 section 3.2.1).
+fn slides_across(script: &Script, inserted: &[u32]) -> Option<doppel_core::Location> {
+    script
+        .slid_breakpoints()
+        .into_iter()
+        .find_map(|(_, from, to)| inserted.iter().any(|&l| from.line <= l && l <= to.line).then_some(from))
 }
 
 /// Lines of the new program that no line of the old one maps to: inserted code.

@@ -10,12 +10,16 @@ use doppel_core::ExecAction;
 use rand::Rng;
 
 /// The plan, or `Err` when the initial run has no continue issued while
-/// paused.
+/// paused that pauses again.
 pub fn plan(script: &Script, rng: &mut impl Rng) -> Result<Plan, String> {
     let candidates: Vec<(usize, usize)> = script
         .resumes()
         .into_iter()
         .filter_map(|i| {
+            // A continue that ends the program: a step there leaves the
+            // program's code (into the C library's exit path), where the
+            // subset relation says nothing.
+            script.steps[i].output.paused()?;
             let before = script.steps.get(i.checked_sub(1)?)?.output.paused()?;
             Some((i, depth(before)))
         })

@@ -110,7 +110,7 @@ pub(crate) fn insert_statement(
         return Err(Skip::new(kind, "no statement in a function body begins a line"));
     }
     for p in points {
-        let vars: Vec<Variable> = scope::visible_at(src, p.stmt).into_iter().filter(usable).collect();
+        let vars: Vec<Variable> = scope::used_visible_at(src, p.stmt).into_iter().filter(usable).collect();
         if !vars.is_empty() {
             candidates.push((p, vars));
         }

@@ -163,7 +163,7 @@ impl ProgramTransformation for LiteralToExpression {
                     if allowed_place(src, n, &fn_macros)
                         && let Some(stmt) = boolean_statement(src, n)
                     {
-                        let vars: Vec<String> = scope::visible_at(src, stmt)
+                        let vars: Vec<String> = scope::used_visible_at(src, stmt)
                             .into_iter()
                             .filter(|v| v.reflexive_integer())
                             .map(|v| v.name)
@@ -281,14 +281,17 @@ mod tests {
         let only_float = "#include <stdbool.h>\nint main(void) {\n    double d = 0.0;\n    bool b = false;\n    return b || d > 0.0;\n}\n";
         let err = run(&LiteralToExpression, only_float, 1).unwrap_err();
         assert!(err.reason.contains("no replaceable"), "{}", err.reason);
-        let exact = "#include <stdbool.h>\nint f(int n) {\n    bool b = false;\n    return b;\n}\n";
+        let exact = "#include <stdbool.h>\nint f(int n) {\n    bool b = false;\n    return b || n;\n}\n";
         let t = run(&LiteralToExpression, exact, 5).unwrap();
         assert_eq!(
             t.text,
-            "#include <stdbool.h>\nint f(int n) {\n    bool b = (n != n);\n    return b;\n}\n"
+            "#include <stdbool.h>\nint f(int n) {\n    bool b = (n != n);\n    return b || n;\n}\n"
         );
         assert_eq!(t.node, "false");
         assert!(compiles(&t.text));
+        // A parameter the function never uses has no debug information.
+        let unused = "#include <stdbool.h>\nint f(int n) {\n    bool b = false;\n    return b;\n}\n";
+        assert!(run(&LiteralToExpression, unused, 5).is_err());
     }
 
     #[test]

@@ -78,6 +78,34 @@ impl Variable {
     }
 }
 
+/// [`visible_at`] without the variables the program never uses (no
+/// identifier besides the declaration): GCC gives an unused local no debug
+/// information at all, so a transformation that uses it makes it appear in
+/// the debugger, a change of the compiler's doing, not the debugger's
+/// (false warnings seen on c-testsuite). What transformations choose from.
+pub fn used_visible_at(src: &str, stmt: Node<'_>) -> Vec<Variable> {
+    let Some(root) = ancestors(stmt).last() else {
+        return Vec::new();
+    };
+    let mut vars = visible_at(src, stmt);
+    vars.retain(|v| identifier_count(root, src, &v.name) >= 2);
+    vars
+}
+
+/// How many identifiers named `name` the tree under `node` has.
+fn identifier_count(node: Node<'_>, src: &str, name: &str) -> usize {
+    let mut n = 0;
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" && x.utf8_text(src.as_bytes()).is_ok_and(|t| t == name) {
+            n += 1;
+        }
+        stack.extend(x.children(&mut cursor));
+    }
+    n
+}
+
 /// The variables visible just before `stmt` (a statement or declaration
 /// inside a function body), innermost declaration per name, innermost
 /// first; functions and names of unknown type are left out. Empty when
