@@ -143,6 +143,31 @@ async fn meta_with_gdb_runs_rounds_stores_tests_and_records_bad_programs() {
     let text = String::from_utf8_lossy(&show.stdout);
     assert!(text.contains("transformation:") && text.contains("follow-up"), "{text}");
 
+    // replay re-runs the test and gets the same verdict; repro writes both
+    // inputs for the plain gdb CLI.
+    let program_test = tests
+        .iter()
+        .find(|t| t.traces.len() == 2 && t.config["source_text"] != t.config["follow_up"]["source_text"])
+        .unwrap();
+    let id = program_test.id.unwrap().to_string();
+    let replay = doppel(&db).args(["replay", &id]).output().unwrap();
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success() && text.contains("REPRODUCES"), "{text}");
+    let out = dir.path().join("repro");
+    let repro = doppel(&db).args(["repro", &id, "--out"]).arg(&out).output().unwrap();
+    assert!(repro.status.success(), "{}", String::from_utf8_lossy(&repro.stderr));
+    for f in ["README.md", "run.sh", "initial/repro.gdb", "follow-up/repro.gdb"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let src = |d: &str| std::fs::read_to_string(out.join(d).join(&program_test.subject.source_name)).unwrap();
+    assert_ne!(src("initial"), src("follow-up"), "the two programs differ");
+    let run = std::process::Command::new("sh")
+        .arg(out.join("run.sh"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("##### follow-up") && text.contains("=== [0]"), "{text}");
+
     // --resume skips every finished sequence.
     let again = doppel(&db)
         .args([

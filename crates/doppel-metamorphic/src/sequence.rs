@@ -107,6 +107,34 @@ pub async fn run(
     }
 }
 
+/// Re-runs test `round` of a stored sequence: the same initial input
+/// (`program` and its recorded `initial_trace`), the same generator (the
+/// sequence's first program hash `origin` and `seed`), the same
+/// configuration. Returns the new follow-up trace (if one ran) and verdict;
+/// `chain_before` is the chain of the rounds before it.
+#[allow(clippy::too_many_arguments)]
+pub async fn replay_round(
+    dbg: &mut Box<dyn Debugger>,
+    program: &Program,
+    initial_trace: &Trace,
+    origin: &str,
+    seed: u64,
+    round: usize,
+    chain_before: &[Transformation],
+    cfg: &MetaConfig,
+    builder: &Builder,
+) -> (Option<Trace>, Verdict) {
+    let script = Script::from_trace(initial_trace);
+    let mut rng = round_rng(origin, seed, round);
+    let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng).await;
+    let mut chain = chain_before.to_vec();
+    if let Some(a) = &test.applied {
+        chain.push(a.transformation);
+    }
+    let v = verdict(&test, &chain);
+    (test.follow_up.map(|f| f.trace), v)
+}
+
 /// The generator of round `r` of the sequence of (`program_hash`, `seed`):
 /// every program gets its own choices, not only every seed.
 fn round_rng(program_hash: &str, seed: u64, r: usize) -> ChaCha8Rng {

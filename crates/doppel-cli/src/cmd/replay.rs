@@ -93,6 +93,9 @@ pub fn same_verdict(a: &Verdict, b: &Verdict) -> bool {
 pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
     let r = super::load_run(&store, a.run).await?;
+    if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
+        return replay_meta(&a, &r, db).await;
+    }
     let spec = spec_of(&r)?;
     let p = prepared_of(&r, db).await?;
     let mut dbg = campaign::create_debuggers(&spec)?;
@@ -120,6 +123,68 @@ pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }
+    println!("{reproduced}/{} replays reproduce run {}", a.times.max(1), a.run);
+    Ok(if reproduced > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Replays a metamorphic test: its round again from the stored initial
+/// input, generator and configuration (the follow-up is decided live again).
+async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<ExitCode> {
+    use doppel_metamorphic::program::{Builder, Program};
+    use doppel_metamorphic::{MetaConfig, Transformation};
+    let c = &r.config;
+    let cfg: MetaConfig = serde_json::from_value(c["meta"].clone()).context("stored config lacks the meta settings")?;
+    let dcfg: doppel_debuggers::DebuggerConfig =
+        serde_json::from_value(c["debugger"].clone()).context("stored config lacks the debugger settings")?;
+    let name = c["debugger_name"]
+        .as_str()
+        .context("stored config lacks the debugger")?;
+    let round = c["round"].as_u64().context("stored config lacks the round")? as usize;
+    let mut chain: Vec<Transformation> = serde_json::from_value(c["chain"].clone()).unwrap_or_default();
+    if r.traces.len() == 2 {
+        chain.pop();
+    }
+    // The key: metamorphic|<fingerprint>|<debugger>|<first program hash>|<seed>|r<round>...
+    let origin = r.key.split('|').nth(3).context("malformed key")?.to_string();
+    let initial = r.traces.first().context("the test has no initial trace")?;
+    if initial.events.is_empty() {
+        anyhow::bail!("run {} has no initial run to replay ({})", a.run, r.verdict.name());
+    }
+    let p = prepared_of(r, db).await?;
+    if let Some(e) = &p.error {
+        anyhow::bail!("the initial program does not build again: {e}");
+    }
+    let program = Program::new(p.subject.clone(), p.source_text.clone());
+    let cache = subjects::cache_dir(db);
+    let builder = Builder::new(cache.join("meta-sources"), cache, dcfg.limits);
+    let mut dbg = doppel_debuggers::registry::create(name, &dcfg)?;
+    let mut reproduced = 0;
+    for i in 0..a.times.max(1) {
+        let (_, v) = doppel_metamorphic::sequence::replay_round(
+            &mut dbg, &program, initial, &origin, r.seed, round, &chain, &cfg, &builder,
+        )
+        .await;
+        let same = same_verdict(&r.verdict, &v);
+        reproduced += usize::from(same);
+        let describe = |v: &Verdict| match v {
+            Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_index, f.class),
+            other => other.name().to_string(),
+        };
+        println!(
+            "replay {}: {} ({})",
+            i + 1,
+            if same { "REPRODUCES" } else { "DIFFERS" },
+            describe(&v)
+        );
+        if !same {
+            println!("  stored:   {}", describe(&r.verdict));
+        }
+    }
+    dbg.shutdown().await;
     println!("{reproduced}/{} replays reproduce run {}", a.times.max(1), a.run);
     Ok(if reproduced > 0 {
         ExitCode::SUCCESS
