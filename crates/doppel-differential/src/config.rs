@@ -164,7 +164,7 @@ impl DiffConfig {
         if !(0.0..=1.0).contains(&self.removal_probability) {
             return Err("removal_probability must be within 0..=1".into());
         }
-        if !(self.breakpoints_per_line >= 0.0) {
+        if self.breakpoints_per_line.is_nan() || self.breakpoints_per_line < 0.0 {
             return Err("breakpoints_per_line must be non-negative".into());
         }
         if self.action_timeout_ms == 0 {

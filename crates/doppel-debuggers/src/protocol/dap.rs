@@ -39,10 +39,7 @@ impl FrameDecoder {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<Value, String>> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        loop {
-            let Some(end) = find(&self.buf, b"\r\n\r\n") else {
-                break;
-            };
+        while let Some(end) = find(&self.buf, b"\r\n\r\n") {
             let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
             let len = header.split("\r\n").find_map(|l| {
                 let (k, v) = l.split_once(':')?;
