@@ -4,7 +4,7 @@
 
 use crate::action::{self, Plan};
 use crate::config::MetaConfig;
-use crate::follow_up::{self, FollowUp};
+use crate::follow_up::{self, FollowUp, FollowUpOutcome};
 use crate::program::{self, Builder, Program};
 use crate::relation::Relation;
 use crate::script::Script;
@@ -55,7 +55,14 @@ pub async fn run(
     for t in order {
         match prepare(t, program, script, cfg, builder, rng).await {
             Ok((plan, follow_program, relation, applied)) => {
-                let follow_up = follow_up::run(dbg, &follow_program.subject, &plan, &relation).await;
+                let mut follow_up = follow_up::run(dbg, &follow_program.subject, &plan, &relation).await;
+                if let FollowUpOutcome::Violated { difference, .. } = &follow_up.outcome
+                    && let Some(reason) = nondeterministic(dbg, program, script, cfg).await
+                {
+                    follow_up.outcome = FollowUpOutcome::Inconclusive {
+                        reason: format!("{reason}; the warning ({}) may be that", difference.detail),
+                    };
+                }
                 return Test {
                     applied: Some(applied),
                     skipped,
@@ -71,6 +78,31 @@ pub async fn run(
         skipped,
         program: program.clone(),
         follow_up: None,
+    }
+}
+
+/// The control run behind every warning: the initial input once more,
+/// unchanged. When it does not reproduce the initial trace, the input is
+/// not deterministic (a C program reading uninitialized memory whose
+/// garbage changes from run to run, e.g. with the `AT_RANDOM` bytes on the
+/// stack), and a warning says nothing about the transformation. Returns why.
+async fn nondeterministic(
+    dbg: &mut dyn Debugger,
+    program: &Program,
+    script: &Script,
+    cfg: &MetaConfig,
+) -> Option<String> {
+    let plan = Plan {
+        script: script.clone(),
+        ..Plan::default()
+    };
+    let again = follow_up::run(dbg, &program.subject, &plan, &relation(cfg, program)).await;
+    match again.outcome {
+        FollowUpOutcome::Violated { difference, .. } => Some(format!(
+            "the initial input is not deterministic: run again unchanged, {}",
+            difference.detail
+        )),
+        _ => None,
     }
 }
 

@@ -92,7 +92,8 @@ pub fn used_visible_at(src: &str, stmt: Node<'_>) -> Vec<Variable> {
     vars
 }
 
-/// How many identifiers named `name` the tree under `node` has.
+/// How many identifiers named `name` the tree under `node` has, outside
+/// `sizeof`.
 fn identifier_count(node: Node<'_>, src: &str, name: &str) -> usize {
     let mut n = 0;
     let mut cursor = node.walk();
@@ -101,7 +102,10 @@ fn identifier_count(node: Node<'_>, src: &str, name: &str) -> usize {
         if x.kind() == "identifier" && x.utf8_text(src.as_bytes()).is_ok_and(|t| t == name) {
             n += 1;
         }
-        stack.extend(x.children(&mut cursor));
+        // `sizeof x` does not use `x` (GCC still drops it).
+        if x.kind() != "sizeof_expression" {
+            stack.extend(x.children(&mut cursor));
+        }
     }
     n
 }
