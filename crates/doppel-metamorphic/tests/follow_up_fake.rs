@@ -45,6 +45,10 @@ struct Sim {
     bps: Vec<u32>,
     /// Planted bug: with more than this many breakpoints, the oldest is ignored.
     forgets_beyond: Option<usize>,
+    /// A variable `g` whose value is the number of loads so far (garbage
+    /// that changes from run to run).
+    noisy: bool,
+    loads: usize,
 }
 
 impl Sim {
@@ -59,6 +63,8 @@ impl Sim {
             pos: None,
             bps: vec![],
             forgets_beyond,
+            noisy: false,
+            loads: 0,
         }
     }
 
@@ -91,7 +97,16 @@ impl Sim {
                     location: Location::line("p.c", line),
                     reason: PauseReason::Step,
                     call_stack: stack,
-                    variables: vec![],
+                    variables: if self.noisy {
+                        vec![doppel_core::Variable {
+                            name: "g".into(),
+                            type_name: None,
+                            value: doppel_core::Value::scalar(self.loads.to_string()),
+                            kind: doppel_core::VariableKind::Local,
+                        }]
+                    } else {
+                        vec![]
+                    },
                     signal: None,
                     return_value: None,
                 })
@@ -130,6 +145,7 @@ impl Debugger for Sim {
         }
     }
     async fn load(&mut self, _: &Subject) -> Output {
+        self.loads += 1;
         self.pos = None;
         self.bps.clear();
         Output::Finished {
@@ -390,5 +406,46 @@ async fn a_debugger_that_forgets_a_breakpoint_when_one_is_added_breaks_the_relat
             assert!(difference.detail.contains("p.c:10"), "{}", difference.detail);
         }
         other => panic!("expected a violation, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_warning_on_a_nondeterministic_input_is_inconclusive() {
+    use doppel_metamorphic::program::{Builder, Program};
+    use doppel_metamorphic::{MetaConfig, Transformation, round};
+    use rand::SeedableRng;
+    let actions = [bp(10), bp(13), Action::Start, exec(ExecAction::Resume)];
+    let mut noisy = Sim::new(None);
+    noisy.noisy = true;
+    // The initial run as the noisy debugger gives it (g = 1).
+    noisy.load(&subject()).await;
+    let mut steps = vec![];
+    for a in &actions {
+        let output = match a {
+            Action::SetBreakpoint { at } => noisy.set_breakpoint(at).await,
+            Action::Start => noisy.start().await,
+            Action::Exec { exec } => noisy.exec(*exec).await,
+            Action::RemoveBreakpoint { at } => noisy.remove_breakpoint(at).await,
+        };
+        steps.push(Step {
+            action: a.clone(),
+            output,
+        });
+    }
+    let script = Script { steps };
+    let program = Program::new(subject(), "int main(void) {\n  return 0;\n}\n".repeat(5));
+    let cfg = MetaConfig {
+        transformations: vec![Transformation::AddBreakpoint],
+        ..MetaConfig::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let builder = Builder::new(dir.path().join("s"), dir.path().join("c"), Default::default());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let test = round::run(&mut noisy, &program, &script, &cfg, &builder, &mut rng).await;
+    match test.follow_up.unwrap().outcome {
+        FollowUpOutcome::Inconclusive { reason } => {
+            assert!(reason.contains("not deterministic"), "{reason}")
+        }
+        other => panic!("expected inconclusive, got {other:?}"),
     }
 }
