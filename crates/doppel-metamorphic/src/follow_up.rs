@@ -11,7 +11,7 @@
 //!   a step in or over, set a temporary breakpoint where the initial run's
 //!   step paused, continue, and remove it;
 //! - a step that paused at inserted code (dead code or a no-op on a line of
-//!   its own): the same step again;
+//!   its own): a step over (the inserted code calls nothing);
 //! - a continue replaced by a step that paused somewhere the continue did
 //!   not: continue.
 //!
@@ -220,18 +220,11 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
 /// Known, intended behaviour behind a broken relation (its class says so;
 /// docs/metamorphic.md, "Policies"):
 /// - `breakpoint_hit_after_step_onto_it`: a step ended on a breakpoint's
-///   address without reporting the breakpoint, and the next continue stops
-///   there again, reporting it (LLDB 20+: a breakpoint counts as hit only
-///   when its instruction is about to run from a resume).
+///   address without reporting the breakpoint, and the next continue or
+///   step stops there again, reporting it (LLDB 20+: a breakpoint counts as
+///   hit only when its instruction is about to run from a resume).
 pub fn policy(before: Option<&doppel_core::ProgramState>, action: &Action, out: &Output) -> Option<String> {
-    let (
-        Some(b),
-        Action::Exec {
-            exec: ExecAction::Resume,
-        },
-        Output::Paused(s),
-    ) = (before, action, out)
-    else {
+    let (Some(b), Action::Exec { .. }, Output::Paused(s)) = (before, action, out) else {
         return None;
     };
     (b.reason == doppel_core::PauseReason::Step
@@ -340,7 +333,10 @@ async fn resync(
             && temporary.is_none()
         {
             ignored += 1;
-            exec.unwrap_or(ExecAction::StepOver)
+            // Inserted code calls nothing: a step over goes to the statement
+            // the initial step reached (also after a step out that returned
+            // into the caller just before the inserted code).
+            ExecAction::StepOver
         } else if ctx.replaced && !continued_after_replacement {
             continued_after_replacement = true;
             ExecAction::Resume

@@ -59,6 +59,26 @@ impl Script {
         Self { steps }
     }
 
+    /// The script up to the first pause outside the program (C: a step out
+    /// of `main` into the C library's start-up code, which has no source).
+    /// Such pauses belong to the system, not to the program, and what a
+    /// debugger shows there (LLDB: `libc.so.6`__libc_start_call_main`)
+    /// differs between runs of a transformed program for reasons of no
+    /// interest (DBDB's `step_out_of_main` policy). JavaScript pauses in
+    /// prelude and harness scripts are the program's and stay.
+    pub fn within_program(mut self, subject: &doppel_core::Subject) -> Self {
+        if subject.language == doppel_core::Language::C
+            && let Some(i) = self.steps.iter().position(|s| {
+                s.output
+                    .paused()
+                    .is_some_and(|p| p.location.file != subject.source_name)
+            })
+        {
+            self.steps.truncate(i);
+        }
+        self
+    }
+
     /// Indices of the steps whose action is a resume (continue).
     pub fn resumes(&self) -> Vec<usize> {
         self.steps
@@ -126,9 +146,18 @@ impl Script {
                         ..
                     },
                 ) => {
+                    // A request on the same line without a column (or at the
+                    // same column) names the same place for the debugger.
+                    let taken = |r: &Location| {
+                        requested.iter().any(|q| {
+                            q.file == r.file
+                                && q.line == r.line
+                                && (q.column.is_none() || r.column.is_none() || q.column == r.column)
+                        })
+                    };
                     if let Some(r) = resolved.as_ref()
                         && slid(at, r)
-                        && !requested.contains(r)
+                        && !taken(r)
                     {
                         requested.insert(r.clone());
                         renamed.insert(at.clone(), r.clone());
@@ -312,6 +341,27 @@ mod tests {
         };
         let (slid, n) = script.slide();
         assert_eq!(n, 1, "6 -> 5 collides with the breakpoint requested at 5");
+        // A column-resolved slide onto a line requested without a column collides too.
+        let with_column = Script {
+            steps: vec![
+                bp(5, 5),
+                Step {
+                    action: Action::SetBreakpoint {
+                        at: Location::line("p.c", 4),
+                    },
+                    output: Output::BreakpointSet {
+                        requested: Location::line("p.c", 4),
+                        resolved: Some(Location {
+                            file: "p.c".into(),
+                            line: 5,
+                            column: Some(9),
+                        }),
+                        message: None,
+                    },
+                },
+            ],
+        };
+        assert_eq!(with_column.slide().1, 0);
         assert_eq!(
             slid.steps[0].action,
             Action::SetBreakpoint {

@@ -52,7 +52,7 @@ pub async fn run(
         debugger: dbg.info().clone(),
         events: vec![],
     });
-    let script = Script::from_trace(&trace);
+    let script = Script::from_trace(&trace).within_program(&program.subject);
     if let Some(reason) = unusable(&initial.verdict, &script) {
         emit(TestRecord {
             round: 1,
@@ -98,7 +98,7 @@ pub async fn run(
         extra_ms = 0.0;
         match (last, follow_trace) {
             (false, Some(t)) => {
-                script = Script::from_trace(&t);
+                script = Script::from_trace(&t).within_program(&test.program.subject);
                 trace = t;
                 program = test.program;
             }
@@ -124,7 +124,7 @@ pub async fn replay_round(
     cfg: &MetaConfig,
     builder: &Builder,
 ) -> (Option<Trace>, Verdict) {
-    let script = Script::from_trace(initial_trace);
+    let script = Script::from_trace(initial_trace).within_program(&program.subject);
     let mut rng = round_rng(origin, seed, round);
     let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng).await;
     let mut chain = chain_before.to_vec();
