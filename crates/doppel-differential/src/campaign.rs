@@ -148,6 +148,27 @@ pub fn run_config(spec: &CampaignSpec, prepared: &Prepared) -> serde_json::Value
     config
 }
 
+/// The work items of a campaign: every (subject, seed) pair, subjects
+/// outermost, without those `done` says are stored; and how many were skipped.
+pub fn work_queue<T: Clone>(
+    subjects: &[T],
+    seeds: &[u64],
+    done: impl Fn(&T, u64) -> bool,
+) -> (VecDeque<(T, u64)>, usize) {
+    let mut queue = VecDeque::new();
+    let mut skipped = 0;
+    for p in subjects {
+        for &seed in seeds {
+            if done(p, seed) {
+                skipped += 1;
+            } else {
+                queue.push_back((p.clone(), seed));
+            }
+        }
+    }
+    (queue, skipped)
+}
+
 /// Creates one instance of each of the spec's backends.
 ///
 /// Errors: the backend's error (unknown name, not installed).
@@ -175,17 +196,9 @@ pub async fn run_campaign(
     } else {
         HashSet::new()
     };
-    let mut queue = VecDeque::new();
-    let mut skipped = 0;
-    for p in &subjects {
-        for &seed in seeds {
-            if done.contains(&run_key(spec, &p.subject, seed)) {
-                skipped += 1;
-            } else {
-                queue.push_back((p.clone(), seed));
-            }
-        }
-    }
+    let (queue, skipped) = work_queue(&subjects, seeds, |p, seed| {
+        done.contains(&run_key(spec, &p.subject, seed))
+    });
     on_progress(Progress::Started {
         total: queue.len(),
         skipped,

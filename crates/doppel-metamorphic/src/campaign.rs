@@ -18,7 +18,7 @@ use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_differential::campaign::Prepared;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
@@ -118,17 +118,9 @@ pub async fn run_campaign(
     } else {
         HashSet::new()
     };
-    let mut queue = VecDeque::new();
-    let mut skipped = 0;
-    for p in &subjects {
-        for &seed in seeds {
-            if done.contains(&sequence_key(spec, &p.subject.hash, seed)) {
-                skipped += 1;
-            } else {
-                queue.push_back((p.clone(), seed));
-            }
-        }
-    }
+    let (queue, skipped) = doppel_differential::campaign::work_queue(&subjects, seeds, |p, seed| {
+        done.contains(&sequence_key(spec, &p.subject.hash, seed))
+    });
     on_progress(MetaProgress::Started {
         total: queue.len(),
         skipped,

@@ -115,22 +115,7 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     let mut spec = super::diff::spec(&args, s)?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
     let language = subjects::language_of(&spec.debuggers)?;
-    let paths = if paths.is_empty() {
-        vec![subjects::default_corpus_for(language)]
-    } else {
-        paths
-    };
-    let prepared: Vec<_> = subjects::prepare_for(
-        language,
-        &paths,
-        &s.campaign.db,
-        &recipe,
-        subjects::Selection::First(programs),
-    )
-    .await?
-    .into_iter()
-    .filter(|p| p.error.is_none())
-    .collect();
+    let prepared = programs_for(language, paths, programs, &recipe, s).await?;
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
         prepared.len(),
@@ -181,22 +166,7 @@ async fn meta(
     let mut spec = super::meta::spec(&args, s)?;
     let language = subjects::language_of(std::slice::from_ref(&debugger))?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
-    let paths = if paths.is_empty() {
-        vec![subjects::default_corpus_for(language)]
-    } else {
-        paths
-    };
-    let prepared: Vec<_> = subjects::prepare_for(
-        language,
-        &paths,
-        &s.campaign.db,
-        &recipe,
-        subjects::Selection::First(programs),
-    )
-    .await?
-    .into_iter()
-    .filter(|p| p.error.is_none())
-    .collect();
+    let prepared = programs_for(language, paths, programs, &recipe, s).await?;
     let cache = subjects::cache_dir(&s.campaign.db);
     let builder = Builder::new(cache.join("meta-sources"), cache, spec.debugger_config.limits);
     println!(
@@ -236,4 +206,27 @@ async fn meta(
     }
     dbg.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first `n` runnable programs under `paths` (default: the bundled
+/// corpus of `language`).
+async fn programs_for(
+    language: doppel_core::Language,
+    paths: Vec<std::path::PathBuf>,
+    n: usize,
+    recipe: &BuildRecipe,
+    s: &Settings,
+) -> anyhow::Result<Vec<Arc<Prepared>>> {
+    let paths = if paths.is_empty() {
+        vec![subjects::default_corpus_for(language)]
+    } else {
+        paths
+    };
+    Ok(
+        subjects::prepare_for(language, &paths, &s.campaign.db, recipe, subjects::Selection::First(n))
+            .await?
+            .into_iter()
+            .filter(|p| p.error.is_none())
+            .collect(),
+    )
 }

@@ -9,7 +9,6 @@ use doppel_debuggers::DebuggerConfig;
 use doppel_differential::campaign::{self, CampaignSpec, Progress};
 use doppel_differential::{ActionWeights, BreakpointLines};
 use doppel_lang::c::BuildRecipe;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -220,14 +219,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         spec.jobs
     );
 
-    let bar = ProgressBar::new(0);
-    if a.quiet || std::env::var_os("CI").is_some() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = super::progress_bar(a.quiet, "runs");
     let on_progress = |p: Progress| match p {
         Progress::Started { total, skipped } => {
             bar.set_length(total as u64);

@@ -10,7 +10,6 @@ use doppel_lang::c::BuildRecipe;
 use doppel_metamorphic::campaign::{self, MetaProgress, MetaSpec};
 use doppel_metamorphic::program::Builder;
 use doppel_metamorphic::{MetaConfig, Transformation};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::process::ExitCode;
 
 #[derive(Args, Debug, Clone)]
@@ -106,14 +105,7 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         spec.debugger_config.limits,
     );
 
-    let bar = ProgressBar::new(0);
-    if a.run.quiet || std::env::var_os("CI").is_some() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} sequences  {per_sec}  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = super::progress_bar(a.run.quiet, "sequences");
     let on_progress = |p: MetaProgress| match p {
         MetaProgress::Started { total, skipped } => {
             bar.set_length(total as u64);

@@ -27,3 +27,20 @@ pub async fn load_run(store: &Store, id: i64) -> anyhow::Result<doppel_core::Run
         .await?
         .ok_or_else(|| anyhow::anyhow!("no run with id {id} in the store"))
 }
+
+/// The campaign progress bar: hidden with `--quiet` or under CI; `unit`
+/// names what is counted (`runs`, `sequences`).
+pub fn progress_bar(quiet: bool, unit: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let bar = ProgressBar::new(0);
+    if quiet || std::env::var_os("CI").is_some() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {unit}  {{per_sec}}  eta {{eta}}  {{msg}}"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
