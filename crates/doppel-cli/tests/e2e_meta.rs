@@ -193,7 +193,9 @@ async fn meta_with_gdb_runs_rounds_stores_tests_and_records_bad_programs() {
 async fn meta_with_node_transforms_javascript_and_follows_live() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("out/doppel.db");
-    let out = doppel(&db)
+    // A relative store path: the follow-up programs must still be found.
+    let out = doppel(Path::new("out/doppel.db"))
+        .current_dir(dir.path())
         .args([
             "meta",
             "--debugger",
@@ -224,6 +226,11 @@ async fn meta_with_node_transforms_javascript_and_follows_live() {
         })
         .collect();
     assert!(applied.len() >= 2, "{applied:?}");
+    // Node itself: no test may be broken by a follow-up program that did not run.
+    for t in tests.iter().filter(|t| t.traces.len() == 2) {
+        let follow = serde_json::to_string(&t.traces[1]).unwrap();
+        assert!(!follow.contains("ended before the source ran"), "{}: {follow}", t.key);
+    }
     // An unknown transformation is a clear error before anything runs.
     let bad = doppel(&db)
         .args(["meta", "--debugger", "node", "--transformations", "frobnicate"])

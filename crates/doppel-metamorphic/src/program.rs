@@ -106,9 +106,12 @@ impl Builder {
     /// shifts every stack address and the garbage in uninitialized locals
     /// (false warnings seen with a separate cache).
     pub fn new(sources: PathBuf, c_cache: PathBuf, limits: Limits) -> Self {
+        // Debuggers and loaders run elsewhere: paths must not be relative
+        // (a relative store path gave follow-up programs node could not find).
+        let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
         Self {
-            cache: BuildCache::new(c_cache),
-            sources,
+            cache: BuildCache::new(absolute(c_cache)),
+            sources: absolute(sources),
             limits,
             timeout: Duration::from_secs(10),
         }
