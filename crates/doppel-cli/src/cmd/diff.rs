@@ -252,11 +252,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         stats.runs,
         stats.divergences,
         stats.skipped,
-        if stats.store_errors > 0 {
-            format!(", {} NOT STORED", stats.store_errors)
-        } else {
-            String::new()
-        }
+        super::not_stored(stats.store_errors)
     );
     if let Some(dir) = &a.report {
         let index = super::report::write(&store, &filter, dir, &spec).await?;

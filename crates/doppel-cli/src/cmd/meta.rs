@@ -140,11 +140,7 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         stats.warnings,
         stats.inconclusive,
         stats.skipped,
-        if stats.store_errors > 0 {
-            format!(", {} NOT STORED", stats.store_errors)
-        } else {
-            String::new()
-        }
+        super::not_stored(stats.store_errors)
     );
     Ok(if stats.store_errors > 0 {
         ExitCode::from(1)

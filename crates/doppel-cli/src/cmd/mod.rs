@@ -44,3 +44,12 @@ pub fn progress_bar(quiet: bool, unit: &str) -> indicatif::ProgressBar {
     );
     bar
 }
+
+/// The end of a campaign's closing line: `, N NOT STORED` when runs were lost.
+pub fn not_stored(n: usize) -> String {
+    if n > 0 {
+        format!(", {n} NOT STORED")
+    } else {
+        String::new()
+    }
+}

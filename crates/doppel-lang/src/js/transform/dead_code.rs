@@ -1,7 +1,7 @@
 //! Insert dead code (ISSTA'19 section 3.2.2, "Add dead code"):
 //! `if (false) { v = <small integer>; }` on a new line before a statement.
 
-use super::{insert_points, insert_statement, scope, shuffled, skip};
+use super::{insert_statement, scope, shuffled, skip, usable_insert_points};
 use crate::transform::{ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed};
 use rand::Rng as _;
 
@@ -25,15 +25,12 @@ impl ProgramTransformation for InsertDeadCode {
 
     fn apply(&self, input: ProgramInput<'_>, rng: Rng<'_>) -> Result<Transformed, Skip> {
         let kind = self.kind();
-        if let Some(why) = scope::observes_positions(input.source) {
-            return Err(skip(kind, why));
-        }
-        let points = insert_points(input.source, scope::Use::DeadWrite)
-            .ok_or_else(|| skip(kind, "the program does not parse"))?;
-        let points: Vec<_> = points.into_iter().filter(|p| !p.vars.is_empty()).collect();
-        if points.is_empty() {
-            return Err(skip(kind, "no statement start with a program variable in scope"));
-        }
+        let points = usable_insert_points(
+            kind,
+            input.source,
+            scope::Use::DeadWrite,
+            "no statement start with a program variable in scope",
+        )?;
         let mut last = String::new();
         for point in shuffled(points, rng) {
             let var = &point.vars[rng.random_range(0..point.vars.len())];

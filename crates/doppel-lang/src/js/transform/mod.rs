@@ -148,6 +148,28 @@ pub(crate) struct InsertPoint {
 /// The insertion points of `source` and the variables usable at each (as
 /// `how` says). `None` when `source` does not parse; points inside
 /// functions are left out when the program may read function source text.
+/// The insertion points of `source` with at least one variable usable
+/// `how`, for an insertion kind (dead code, no-op).
+///
+/// Errors: the program reads its own positions, does not parse, or has no
+/// such point (`none` says what is missing).
+pub(crate) fn usable_insert_points(
+    kind: ProgramTransformationKind,
+    source: &str,
+    how: scope::Use,
+    none: &str,
+) -> Result<Vec<InsertPoint>, Skip> {
+    if let Some(why) = scope::observes_positions(source) {
+        return Err(skip(kind, why));
+    }
+    let points = insert_points(source, how).ok_or_else(|| skip(kind, "the program does not parse"))?;
+    let points: Vec<_> = points.into_iter().filter(|p| !p.vars.is_empty()).collect();
+    if points.is_empty() {
+        return Err(skip(kind, none));
+    }
+    Ok(points)
+}
+
 pub(crate) fn insert_points(source: &str, how: scope::Use) -> Option<Vec<InsertPoint>> {
     let function_text = scope::observes_function_text(source);
     scope::with_semantic(source, |sem| {
