@@ -209,7 +209,11 @@ fn subject() -> Subject {
 
 /// The initial run: `actions` on a correct simulator, as a script.
 async fn initial(actions: &[Action]) -> Script {
-    let mut sim = Sim::new(None);
+    record(&mut Sim::new(None), actions).await
+}
+
+/// `actions` on `sim` after a load, as a script.
+async fn record(sim: &mut Sim, actions: &[Action]) -> Script {
     sim.load(&subject()).await;
     let mut steps = vec![];
     for a in actions {
@@ -418,21 +422,7 @@ async fn a_warning_on_a_nondeterministic_input_is_inconclusive() {
     let mut noisy = Sim::new(None);
     noisy.noisy = true;
     // The initial run as the noisy debugger gives it (g = 1).
-    noisy.load(&subject()).await;
-    let mut steps = vec![];
-    for a in &actions {
-        let output = match a {
-            Action::SetBreakpoint { at } => noisy.set_breakpoint(at).await,
-            Action::Start => noisy.start().await,
-            Action::Exec { exec } => noisy.exec(*exec).await,
-            Action::RemoveBreakpoint { at } => noisy.remove_breakpoint(at).await,
-        };
-        steps.push(Step {
-            action: a.clone(),
-            output,
-        });
-    }
-    let script = Script { steps };
+    let script = record(&mut noisy, &actions).await;
     let program = Program::new(subject(), "int main(void) {\n  return 0;\n}\n".repeat(5));
     let cfg = MetaConfig {
         transformations: vec![Transformation::AddBreakpoint],
