@@ -1,0 +1,150 @@
+//! Debug-information validation for optimized code: Li, Ding, Zhang &
+//! Italiano, "Debug Information Validation for Optimized Code", PLDI 2020,
+//! sections 3 to 5, batched and triaged.
+//!
+//! Pipeline for one seed program P (one module per step):
+//! 1. `seed`: Csmith programs (swarm options, safe math) or user C files;
+//! 2. `wellformed`: reject seeds with undefined behaviour (clang ASan+UBSan
+//!    with `-fno-sanitize-recover=all`), with the reason recorded;
+//! 3. `actionable`: covered lines (gcov) x variables in scope (clang's JSON
+//!    AST) at lines where a statement starts: candidate pairs (s, v)
+//!    (section 4.1);
+//! 4. `shadow`: shadow validation (section 4.2): P with a first-hit `printf`
+//!    of every candidate v before its s, checked by MSan and valgrind
+//!    memcheck; its output is the reference PRINT(P, s, v);
+//! 5. `augment`: line augmentation (section 4.3): `opt_me_not();` before an s
+//!    that has no `is_stmt` row in the optimized binary's line table, the
+//!    barrier defined in a separate translation unit;
+//! 6. `check`: Algorithm 1, batched: one debugger session per (binary,
+//!    debugger) checks every pair of that binary at the first hit of its line;
+//! 7. `triage`: cross-debugger verdict, culprit bisection (`bisect`), dedup
+//!    signature; `reduce`: cvise with a generated interestingness script;
+//!    `bundle`: the bug-report bundle.
+//!
+//! The types below are the plain data that crosses these steps.
+
+pub mod toolchain;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What kind of value a variable holds, which decides how its value is
+/// printed in the shadow program and compared with the debugger's text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VarKind {
+    /// An integer type (including `char`, `_Bool`, enums and the `<stdint.h>`
+    /// typedefs): `bits` wide, signed or not.
+    Integer { signed: bool, bits: u8 },
+    /// A pointer: compared by whether it is null (addresses differ between
+    /// builds).
+    Pointer,
+    /// An array of `len` integers of `elem`.
+    Array { elem: Box<VarKind>, len: u32 },
+    /// A struct (compared field by field where both sides render it).
+    Struct,
+    /// Anything else (floating point, unions, function pointers): not checked.
+    Other,
+}
+
+impl VarKind {
+    /// Short stable name for signatures and statistics (`int`, `pointer`,
+    /// `array`, `struct`, `other`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            VarKind::Integer { .. } => "int",
+            VarKind::Pointer => "pointer",
+            VarKind::Array { .. } => "array",
+            VarKind::Struct => "struct",
+            VarKind::Other => "other",
+        }
+    }
+}
+
+/// A variable visible at a line, as the scope oracle found it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ScopedVariable {
+    pub name: String,
+    /// The type as written (`int32_t`, `uint8_t *`).
+    pub type_name: String,
+    pub kind: VarKind,
+    /// A formal parameter rather than a local.
+    pub parameter: bool,
+    /// Line (1-based) of its declaration.
+    pub declared_at: u32,
+}
+
+/// An actionable pair (s, v) of the paper: a covered line `line` (1-based)
+/// where a statement starts and a variable in scope there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pair {
+    pub line: u32,
+    pub variable: ScopedVariable,
+}
+
+/// A pair whose shadow program was free of undefined behaviour, with the
+/// reference value PRINT(P, s, v): what v held at the first hit of s, as a
+/// normalized rendering (decimal integer; `null`/`non-null` for pointers;
+/// `{a, b, ...}` for arrays).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    pub pair: Pair,
+    pub value: String,
+}
+
+/// Optimization levels checked (the unoptimized reference is always -O0).
+pub const LEVELS: [&str; 5] = ["O1", "O2", "O3", "Og", "Os"];
+
+/// The verdict of one check of (s, v) in one optimized binary with one
+/// debugger (Algorithm 1's outcome, refined).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum CheckVerdict {
+    /// The debugger showed the reference value.
+    Match,
+    /// The debugger showed another value: the only verdict that is a finding.
+    WrongValue { expected: String, actual: String },
+    /// The debugger listed v as optimized out.
+    OptimizedOut,
+    /// v was not among the frame's variables at s (or had no readable value).
+    NotAvailable { detail: String },
+    /// The program ended (or the session did) without pausing at s; also a
+    /// breakpoint the debugger put on another line than s.
+    NotHit { detail: String },
+    /// The debugger crashed, hung or broke protocol during the session.
+    DebuggerFailure { detail: String },
+}
+
+impl CheckVerdict {
+    /// Stable short name (`match`, `wrong_value`, `optimized_out`,
+    /// `not_available`, `not_hit`, `debugger_failure`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            CheckVerdict::Match => "match",
+            CheckVerdict::WrongValue { .. } => "wrong_value",
+            CheckVerdict::OptimizedOut => "optimized_out",
+            CheckVerdict::NotAvailable { .. } => "not_available",
+            CheckVerdict::NotHit { .. } => "not_hit",
+            CheckVerdict::DebuggerFailure { .. } => "debugger_failure",
+        }
+    }
+
+    /// Whether this verdict is a finding (a wrong value or a debugger failure).
+    pub fn is_finding(&self) -> bool {
+        matches!(self, CheckVerdict::WrongValue { .. } | CheckVerdict::DebuggerFailure { .. })
+    }
+}
+
+impl fmt::Display for CheckVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckVerdict::WrongValue { expected, actual } => {
+                write!(f, "wrong value: expected {expected}, debugger shows {actual}")
+            }
+            CheckVerdict::NotAvailable { detail }
+            | CheckVerdict::NotHit { detail }
+            | CheckVerdict::DebuggerFailure { detail } => write!(f, "{}: {detail}", self.name()),
+            _ => f.write_str(self.name()),
+        }
+    }
+}
