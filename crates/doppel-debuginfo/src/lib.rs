@@ -24,6 +24,7 @@
 //! The types below are the plain data that crosses these steps.
 
 pub mod toolchain;
+pub mod value;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
