@@ -1,0 +1,301 @@
+//! Checking (PLDI'20 Algorithm 1), batched: one debugger session per
+//! (binary, debugger) checks every reference pair of that binary.
+//!
+//! The paper launches the debugger once per (s, v): break at s, run, print
+//! v, quit. Here one session sets a breakpoint on every line s that has
+//! pairs, starts the program, and at each pause on a pending line s reads
+//! the top frame's variables once for all pairs of s, removes the breakpoint
+//! (first hit only, as the paper's reference is the first hit) and resumes,
+//! until the program ends. Each pair gets a [`CheckVerdict`]:
+//! - a breakpoint the debugger rejected, or put on another line than s
+//!   (no `is_stmt` row for s: line augmentation's job), is `NotHit` with the
+//!   reason, and the breakpoint is removed again so it cannot pause elsewhere;
+//! - a pause at s compares v's normalized value ([`crate::value`]) with the
+//!   reference: `Match`, `WrongValue`, `OptimizedOut`, or `NotAvailable`
+//!   (v not among the frame's variables, or unreadable);
+//! - a line never paused at before the program ended is `NotHit`;
+//! - a debugger failure (crash, hang, protocol error) makes every pair
+//!   still pending `DebuggerFailure`, with the failure's detail.
+
+use crate::value::{self, Shown};
+use crate::{CheckVerdict, Reference};
+use doppel_core::{Action, Event, EventKind, ExecAction, Location, Output, Subject, Trace};
+use doppel_debuggers::Debugger;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// The verdict of one pair in one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairVerdict {
+    /// Line s (1-based).
+    pub line: u32,
+    /// Variable v.
+    pub variable: String,
+    pub verdict: CheckVerdict,
+    /// The debugger's own rendering of v at s, when it showed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<String>,
+}
+
+/// What one session produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Session {
+    /// One verdict per reference, in the order of the references.
+    pub verdicts: Vec<PairVerdict>,
+    /// The actions and outputs of the session (protocol messages dropped:
+    /// a Csmith frame's variables at hundreds of pauses are megabytes).
+    pub trace: Trace,
+    /// How the program ended under the debugger (`exit 0`, `signal
+    /// SIGSEGV`), or the debugger's failure.
+    pub ending: String,
+    /// Pauses taken.
+    pub pauses: u32,
+    /// Wall time of the session in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Most pauses one session takes before it gives up (every pending line is
+/// paused at once at most, so only pauses elsewhere, such as signals, count
+/// against this beyond the number of lines).
+const EXTRA_PAUSES: usize = 50;
+
+/// Checks every reference of `subject` (an optimized build of the program
+/// the references were taken from) in one session of `debugger`.
+///
+/// `subject.source_name` names the file in breakpoint locations. Never
+/// fails: debugger failures are verdicts. The debugger is `reset` at the
+/// end (kept warm where the backend can).
+pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, references: &[Reference]) -> Session {
+    let started = Instant::now();
+    let mut rec = Recorder::new(debugger.info().clone(), started);
+    let mut verdicts: Vec<Option<PairVerdict>> = vec![None; references.len()];
+    let mut by_line: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, r) in references.iter().enumerate() {
+        by_line.entry(r.pair.line).or_default().push(i);
+    }
+    let mut pauses = 0u32;
+    let ending;
+
+    let loaded = debugger.load(subject).await;
+    let _ = debugger.take_transcript();
+    if let Output::Failed { detail, .. } = &loaded {
+        rec.output(loaded.clone());
+        ending = format!("debugger failure: {detail}");
+        fill(&mut verdicts, references, |_| CheckVerdict::DebuggerFailure { detail: detail.clone() });
+        debugger.reset().await;
+        return finish(verdicts, rec, ending, pauses, started);
+    }
+
+    // Breakpoint phase: one breakpoint per line s.
+    let mut pending: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut failure: Option<String> = None;
+    for (&line, idx) in &by_line {
+        let at = Location::line(subject.source_name.clone(), line);
+        rec.action(Action::SetBreakpoint { at: at.clone() });
+        let out = debugger.set_breakpoint(&at).await;
+        let _ = debugger.take_transcript();
+        rec.output(out.clone());
+        match out {
+            Output::BreakpointSet {
+                resolved: Some(r), ..
+            } if r.line == line => {
+                pending.insert(line, idx.clone());
+            }
+            Output::BreakpointSet { resolved, message, .. } => {
+                let detail = match &resolved {
+                    Some(r) => format!("the breakpoint at line {line} went to line {}", r.line),
+                    None => format!(
+                        "the debugger rejected a breakpoint at line {line}{}",
+                        message.map(|m| format!(": {m}")).unwrap_or_default()
+                    ),
+                };
+                for &i in idx {
+                    verdicts[i] = Some(verdict(&references[i], CheckVerdict::NotHit { detail: detail.clone() }, None));
+                }
+                if resolved.is_some() {
+                    rec.action(Action::RemoveBreakpoint { at: at.clone() });
+                    let out = debugger.remove_breakpoint(&at).await;
+                    let _ = debugger.take_transcript();
+                    rec.output(out);
+                }
+            }
+            Output::Failed { detail, .. } => {
+                failure = Some(detail);
+                break;
+            }
+            other => {
+                failure = Some(format!("unexpected answer to a breakpoint: {other:?}"));
+                break;
+            }
+        }
+    }
+
+    if failure.is_none() && !pending.is_empty() {
+        rec.action(Action::Start);
+        let mut out = debugger.start().await;
+        let _ = debugger.take_transcript();
+        let budget = by_line.len() + EXTRA_PAUSES;
+        loop {
+            rec.output(out.clone());
+            match out {
+                Output::Paused(state) => {
+                    pauses += 1;
+                    let line = state.location.line;
+                    let here = same_file(&state.location.file, &subject.source_name);
+                    if here && let Some(idx) = pending.remove(&line) {
+                        for i in idx {
+                            let r = &references[i];
+                            let (v, shown) = judge(r, &state.variables);
+                            verdicts[i] = Some(verdict(r, v, shown));
+                        }
+                        let at = Location::line(subject.source_name.clone(), line);
+                        rec.action(Action::RemoveBreakpoint { at: at.clone() });
+                        let removed = debugger.remove_breakpoint(&at).await;
+                        let _ = debugger.take_transcript();
+                        rec.output(removed);
+                    }
+                    if pending.is_empty() {
+                        ending = "every line was reached".to_string();
+                        break;
+                    }
+                    if pauses as usize > budget {
+                        ending = format!("gave up after {pauses} pauses");
+                        break;
+                    }
+                    rec.action(Action::Exec {
+                        exec: ExecAction::Resume,
+                    });
+                    out = debugger.exec(ExecAction::Resume).await;
+                    let _ = debugger.take_transcript();
+                }
+                Output::Finished { exit_code, signal } => {
+                    ending = match (exit_code, signal) {
+                        (_, Some(s)) => format!("the program was killed by {s}"),
+                        (Some(c), None) => format!("the program exited with {c}"),
+                        (None, None) => "the program ended".to_string(),
+                    };
+                    break;
+                }
+                Output::Failed { detail, .. } => {
+                    failure = Some(detail);
+                    ending = String::new();
+                    break;
+                }
+                other => {
+                    failure = Some(format!("unexpected answer to resume: {other:?}"));
+                    ending = String::new();
+                    break;
+                }
+            }
+        }
+    } else {
+        ending = if failure.is_some() {
+            String::new()
+        } else {
+            "no breakpoint was placed at its line".to_string()
+        };
+    }
+    let ending = match &failure {
+        Some(f) => format!("debugger failure: {f}"),
+        None => ending,
+    };
+    let not_reached = ending.clone();
+    fill(&mut verdicts, references, |_| match &failure {
+        Some(f) => CheckVerdict::DebuggerFailure { detail: f.clone() },
+        None => CheckVerdict::NotHit {
+            detail: format!("line not reached ({not_reached})"),
+        },
+    });
+    debugger.reset().await;
+    let _ = debugger.take_transcript();
+    finish(verdicts, rec, ending, pauses, started)
+}
+
+/// The verdict of reference `r` given the top frame's variables at s.
+fn judge(r: &Reference, variables: &[doppel_core::Variable]) -> (CheckVerdict, Option<String>) {
+    let name = &r.pair.variable.name;
+    let Some(var) = variables.iter().find(|v| &v.name == name) else {
+        return (
+            CheckVerdict::NotAvailable {
+                detail: format!("{name} is not among the frame's variables"),
+            },
+            None,
+        );
+    };
+    let shown = Some(var.value.text.clone());
+    let v = match value::normalize(&r.pair.variable.kind, &var.value) {
+        Shown::Value(actual) if actual == r.value => CheckVerdict::Match,
+        Shown::Value(actual) => CheckVerdict::WrongValue {
+            expected: r.value.clone(),
+            actual,
+        },
+        Shown::OptimizedOut => CheckVerdict::OptimizedOut,
+        Shown::Unreadable(text) => CheckVerdict::NotAvailable {
+            detail: format!("cannot read '{text}' as a value"),
+        },
+    };
+    (v, shown)
+}
+
+fn verdict(r: &Reference, v: CheckVerdict, shown: Option<String>) -> PairVerdict {
+    PairVerdict {
+        line: r.pair.line,
+        variable: r.pair.variable.name.clone(),
+        verdict: v,
+        shown,
+    }
+}
+
+fn fill(verdicts: &mut [Option<PairVerdict>], refs: &[Reference], f: impl Fn(&Reference) -> CheckVerdict) {
+    for (slot, r) in verdicts.iter_mut().zip(refs) {
+        if slot.is_none() {
+            *slot = Some(verdict(r, f(r), None));
+        }
+    }
+}
+
+fn finish(verdicts: Vec<Option<PairVerdict>>, rec: Recorder, ending: String, pauses: u32, started: Instant) -> Session {
+    Session {
+        verdicts: verdicts.into_iter().map(|v| v.expect("every pair has a verdict")).collect(),
+        trace: rec.trace,
+        ending,
+        pauses,
+        duration_ms: started.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+/// Debuggers name the file by its path or its name.
+fn same_file(reported: &str, source_name: &str) -> bool {
+    reported == source_name || reported.rsplit('/').next() == Some(source_name)
+}
+
+struct Recorder {
+    trace: Trace,
+    started: Instant,
+}
+
+impl Recorder {
+    fn new(debugger: doppel_core::ToolInfo, started: Instant) -> Self {
+        Self {
+            trace: Trace {
+                debugger,
+                events: Vec::new(),
+            },
+            started,
+        }
+    }
+    fn push(&mut self, kind: EventKind) {
+        self.trace.events.push(Event {
+            t_ms: self.started.elapsed().as_secs_f64() * 1e3,
+            kind,
+            raw: Vec::new(),
+        });
+    }
+    fn action(&mut self, a: Action) {
+        self.push(EventKind::Action(a));
+    }
+    fn output(&mut self, o: Output) {
+        self.push(EventKind::Output(o));
+    }
+}

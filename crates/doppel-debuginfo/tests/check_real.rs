@@ -1,0 +1,114 @@
+//! The batched checker against real GDB and LLDB on a small optimized
+//! program whose values at two lines are known.
+
+use doppel_debuginfo::check::check_binary;
+use doppel_debuginfo::{CheckVerdict, Pair, Reference, ScopedVariable, VarKind};
+use doppel_debuggers::{DebuggerConfig, registry};
+use doppel_lang::c::{BuildCache, BuildRecipe};
+
+const PROGRAM: &str = r#"#include <stdio.h>
+int g;
+__attribute__((noinline)) int f(int a) {
+  int b = a * 3;
+  int c = b + 1;
+  g = c;
+  return c;
+}
+int main(void) {
+  int x = f(4);
+  signed char k = -5;
+  printf("%d\n", x + k);
+  return 0;
+}
+"#;
+
+fn reference(line: u32, name: &str, kind: VarKind, value: &str) -> Reference {
+    Reference {
+        pair: Pair {
+            line,
+            variable: ScopedVariable {
+                name: name.into(),
+                type_name: String::new(),
+                kind,
+                parameter: false,
+                declared_at: 0,
+            },
+        },
+        value: value.into(),
+    }
+}
+
+fn int() -> VarKind {
+    VarKind::Integer { signed: true, bits: 32 }
+}
+
+async fn run(debugger: &str, flags: &str) -> Vec<(u32, String, CheckVerdict)> {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "p.c", &BuildRecipe::parse(flags).unwrap())
+        .await
+        .unwrap();
+    let refs = vec![
+        reference(6, "a", int(), "4"),
+        reference(6, "b", int(), "12"),
+        reference(6, "c", int(), "13"),
+        reference(12, "x", int(), "13"),
+        reference(12, "k", VarKind::Integer { signed: true, bits: 8 }, "-5"),
+        // A deliberately wrong reference: the checker must say so.
+        reference(6, "c", int(), "14"),
+        // A line without code.
+        reference(2, "g", int(), "0"),
+    ];
+    let mut dbg = registry::create(debugger, &DebuggerConfig::default()).unwrap();
+    let session = check_binary(dbg.as_mut(), &subject, &refs).await;
+    dbg.shutdown().await;
+    eprintln!("{debugger} {flags}: {}\n{:#?}", session.ending, session.verdicts);
+    session
+        .verdicts
+        .into_iter()
+        .map(|v| (v.line, v.variable, v.verdict))
+        .collect()
+}
+
+async fn unoptimized_matches(debugger: &str) {
+    let v = run(debugger, "gcc -O0 -g").await;
+    for (line, name, verdict) in &v[..5] {
+        assert_eq!(verdict, &CheckVerdict::Match, "{debugger}: {name} at {line}");
+    }
+    assert_eq!(
+        v[5].2,
+        CheckVerdict::WrongValue {
+            expected: "14".into(),
+            actual: "13".into()
+        }
+    );
+    assert!(matches!(v[6].2, CheckVerdict::NotHit { .. }), "{:?}", v[6]);
+}
+
+#[tokio::test]
+async fn gdb_unoptimized_build_matches_every_reference() {
+    unoptimized_matches("gdb").await;
+}
+
+#[tokio::test]
+async fn lldb_unoptimized_build_matches_every_reference() {
+    unoptimized_matches("lldb").await;
+}
+
+#[tokio::test]
+async fn optimized_builds_give_a_verdict_for_every_pair() {
+    for dbg in ["gdb", "lldb"] {
+        for cc in ["gcc -O2 -g", "clang -O2 -g"] {
+            let v = run(dbg, cc).await;
+            assert_eq!(v.len(), 7);
+            // Nothing in this program makes a debugger fail.
+            assert!(
+                !v.iter().any(|(_, _, x)| matches!(x, CheckVerdict::DebuggerFailure { .. })),
+                "{dbg} {cc}: {v:?}"
+            );
+        }
+    }
+}
