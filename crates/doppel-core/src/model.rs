@@ -425,6 +425,9 @@ pub enum DivergenceKind {
     Variables,
     /// A debugger crashed, hung or broke the protocol.
     ToolFailure,
+    /// Debug-information validation (PLDI'20): the debugger showed another
+    /// value of a variable in an optimized build than the -O0 reference.
+    WrongValue,
 }
 
 impl DivergenceKind {
@@ -438,6 +441,7 @@ impl DivergenceKind {
             DivergenceKind::CallStack => "call_stack",
             DivergenceKind::Variables => "variables",
             DivergenceKind::ToolFailure => "tool_failure",
+            DivergenceKind::WrongValue => "wrong_value",
         }
     }
 
@@ -451,6 +455,7 @@ impl DivergenceKind {
             "call_stack" => DivergenceKind::CallStack,
             "variables" => DivergenceKind::Variables,
             "tool_failure" => DivergenceKind::ToolFailure,
+            "wrong_value" => DivergenceKind::WrongValue,
             _ => return None,
         })
     }
@@ -475,12 +480,22 @@ pub struct ClassKey {
     /// The metamorphic transformation chain (`None` for differential findings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transformations: Option<String>,
+    /// A debug-information finding's dedup signature (PLDI'20 findings,
+    /// ARCHITECTURE.md "Equivalence classes"): compiler and version, level,
+    /// debugger verdict (`compiler` when GDB and LLDB agree on the wrong
+    /// value, `debugger` when only one shows it), culprit pass, variable
+    /// kind, joined by `,` (`clang-19.1.7,O2,compiler,SROAPass,int`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl fmt::Display for ClassKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(t) = &self.transformations {
             write!(f, "meta:{t}|")?;
+        }
+        if let Some(d) = &self.signature {
+            write!(f, "debuginfo:{d}|")?;
         }
         write!(
             f,
@@ -498,10 +513,14 @@ impl fmt::Display for ClassKey {
 
 impl ClassKey {
     /// Parses the `Display` form back
-    /// (`[meta:chain|]kind|action|node[|policy:name]`).
+    /// (`[meta:chain|][debuginfo:signature|]kind|action|node[|policy:name]`).
     pub fn parse(s: &str) -> Option<Self> {
         let (transformations, s) = match s.strip_prefix("meta:").and_then(|r| r.split_once('|')) {
             Some((chain, rest)) => (Some(chain.to_string()), rest),
+            None => (None, s),
+        };
+        let (signature, s) = match s.strip_prefix("debuginfo:").and_then(|r| r.split_once('|')) {
+            Some((sig, rest)) => (Some(sig.to_string()), rest),
             None => (None, s),
         };
         let mut parts = s.splitn(4, '|');
@@ -515,6 +534,7 @@ impl ClassKey {
             ast_node,
             policy,
             transformations,
+            signature,
         })
     }
 }
@@ -586,6 +606,7 @@ mod tests {
             ast_node: "for_statement".into(),
             policy: Some("step_out_lands_mid_line".into()),
             transformations: None,
+            signature: None,
         };
         assert_eq!(ClassKey::parse(&k.to_string()), Some(k.clone()));
         let plain = ClassKey { policy: None, ..k };
@@ -598,7 +619,20 @@ mod tests {
             meta.to_string(),
             "meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement"
         );
-        assert_eq!(ClassKey::parse(&meta.to_string()), Some(meta));
+        assert_eq!(ClassKey::parse(&meta.to_string()), Some(meta.clone()));
+        let di = ClassKey {
+            divergence: DivergenceKind::WrongValue,
+            last_action: ActionKind::Resume,
+            ast_node: "expression_statement".into(),
+            policy: None,
+            transformations: None,
+            signature: Some("clang-19.1.7,O2,compiler,SROAPass,int".into()),
+        };
+        assert_eq!(
+            di.to_string(),
+            "debuginfo:clang-19.1.7,O2,compiler,SROAPass,int|wrong_value|resume|expression_statement"
+        );
+        assert_eq!(ClassKey::parse(&di.to_string()), Some(di));
         assert_eq!(ClassKey::parse("nonsense|x|y"), None);
     }
 

@@ -130,6 +130,7 @@ async fn drive(
                 ast_node: node_type(line),
                 policy: d.policy,
                 transformations: None,
+                signature: None,
             },
             action_index: rec.actions - 1,
             last_action: action,

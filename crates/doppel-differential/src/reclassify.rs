@@ -77,6 +77,7 @@ pub fn reclassify(run: &RunRecord, cfg: &DiffConfig) -> Option<Verdict> {
         last_action: action.kind(),
         ast_node: f.class.ast_node.clone(),
         policy: d.policy,
+        signature: f.class.signature.clone(),
         transformations: f.class.transformations.clone(),
     };
     finding.detail = d.detail;
@@ -156,6 +157,7 @@ mod tests {
                     ast_node: "translation_unit".into(),
                     policy: None,
                     transformations: None,
+                    signature: None,
                 },
                 action_index: 0,
                 last_action: Action::Start,

@@ -165,6 +165,7 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
             ast_node: "Program".into(),
             policy: Some("slide_vs_reject".into()),
             transformations: None,
+            signature: None,
         },
         action_index: 0,
         last_action: Action::SetBreakpoint { at },

@@ -199,6 +199,7 @@ fn verdict(test: &round::Test, chain: &[Transformation]) -> Verdict {
                 ast_node: test.program.node_type(*line),
                 policy: difference.policy.clone(),
                 transformations: Some(MetaConfig::chain_key(chain)),
+                signature: None,
             },
             action_index: *index,
             last_action: action.clone(),

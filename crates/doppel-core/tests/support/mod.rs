@@ -134,5 +134,6 @@ pub fn class(d: DivergenceKind, a: ActionKind, node: &str) -> ClassKey {
         ast_node: node.into(),
         policy: None,
         transformations: None,
+        signature: None,
     }
 }
