@@ -25,6 +25,7 @@
 
 pub mod check;
 pub mod toolchain;
+pub mod triage;
 pub mod value;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,117 @@
+//! Triage of wrong values (beyond PLDI'20, which reported every mismatch
+//! by hand): who is suspect, and the dedup signature of a finding.
+//!
+//! Cross-debugger triage runs the *same binary* in GDB and LLDB (the idea of
+//! DTD, FSE'24, see `notes/debuginfo-prior-art.md` section 4):
+//! - both show the same wrong value: the debug information itself is wrong,
+//!   the suspect is the **compiler**;
+//! - the other debugger shows the reference value: the debug information
+//!   can be read correctly, the suspect is the **debugger** that did not;
+//! - both show wrong values, but different ones: **disagree** (both may be
+//!   at fault);
+//! - the other debugger shows nothing comparable (optimized out, not
+//!   available, not hit) or was not run: **unconfirmed**.
+
+use crate::CheckVerdict;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Who a wrong value points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Suspect {
+    Compiler,
+    Debugger,
+    Disagree,
+    Unconfirmed,
+}
+
+impl Suspect {
+    /// Stable name (`compiler`, `debugger`, `disagree`, `unconfirmed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Suspect::Compiler => "compiler",
+            Suspect::Debugger => "debugger",
+            Suspect::Disagree => "disagree",
+            Suspect::Unconfirmed => "unconfirmed",
+        }
+    }
+}
+
+impl fmt::Display for Suspect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The suspect for a wrong value `mine` (a [`CheckVerdict::WrongValue`])
+/// given the verdicts of the *other* debuggers on the same binary and pair.
+pub fn suspect(mine: &CheckVerdict, others: &[&CheckVerdict]) -> Suspect {
+    let CheckVerdict::WrongValue { actual, .. } = mine else {
+        return Suspect::Unconfirmed;
+    };
+    let mut result = Suspect::Unconfirmed;
+    for o in others {
+        match o {
+            CheckVerdict::Match => return Suspect::Debugger,
+            CheckVerdict::WrongValue { actual: a, .. } if a == actual => result = Suspect::Compiler,
+            CheckVerdict::WrongValue { .. } => {
+                if result != Suspect::Compiler {
+                    result = Suspect::Disagree
+                }
+            }
+            _ => {}
+        }
+    }
+    result
+}
+
+/// The dedup signature (ARCHITECTURE.md "Equivalence classes": compiler,
+/// version, level, debugger verdict, culprit pass, variable kind), joined by
+/// `,`: `clang-19.1.7,O2,compiler,SROAPass,int`. The culprit is `-` when not
+/// bisected; commas and `|` in it are replaced (the class key's separators).
+pub fn signature(compiler_tag: &str, level: &str, suspect: Suspect, culprit: Option<&str>, kind: &str) -> String {
+    let culprit = culprit.unwrap_or("-").replace([',', '|'], ";");
+    format!("{compiler_tag},{level},{suspect},{culprit},{kind}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrong(a: &str) -> CheckVerdict {
+        CheckVerdict::WrongValue {
+            expected: "1".into(),
+            actual: a.into(),
+        }
+    }
+
+    #[test]
+    fn the_same_wrong_value_in_both_debuggers_points_at_the_compiler() {
+        assert_eq!(suspect(&wrong("7"), &[&wrong("7")]), Suspect::Compiler);
+    }
+
+    #[test]
+    fn a_debugger_that_reads_the_right_value_makes_the_other_suspect() {
+        assert_eq!(suspect(&wrong("7"), &[&CheckVerdict::Match]), Suspect::Debugger);
+    }
+
+    #[test]
+    fn different_wrong_values_disagree_and_no_comparison_is_unconfirmed() {
+        assert_eq!(suspect(&wrong("7"), &[&wrong("8")]), Suspect::Disagree);
+        assert_eq!(suspect(&wrong("7"), &[&CheckVerdict::OptimizedOut]), Suspect::Unconfirmed);
+        assert_eq!(suspect(&wrong("7"), &[]), Suspect::Unconfirmed);
+    }
+
+    #[test]
+    fn signatures_keep_the_class_key_separators_out() {
+        assert_eq!(
+            signature("gcc-12.2.0", "O2", Suspect::Compiler, None, "int"),
+            "gcc-12.2.0,O2,compiler,-,int"
+        );
+        assert_eq!(
+            signature("clang-19.1.7", "O3", Suspect::Debugger, Some("a,b|c"), "array"),
+            "clang-19.1.7,O3,debugger,a;b;c,array"
+        );
+    }
+}
