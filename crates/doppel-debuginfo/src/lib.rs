@@ -24,6 +24,7 @@
 //! The types below are the plain data that crosses these steps.
 
 pub mod check;
+pub mod config;
 pub mod toolchain;
 pub mod triage;
 pub mod value;

@@ -1,0 +1,127 @@
+//! The configuration of a debug-information campaign (`doppel debuginfo`
+//! flags and the `[debuginfo]` table of `doppel.toml`).
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Everything that determines a campaign besides its inputs. Stored with
+/// every record, so a finding can be re-checked (`doppel replay`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DebuginfoConfig {
+    /// Compilers under test, by command name (`gcc`, `clang`, `clang-19`).
+    pub compilers: Vec<String>,
+    /// Optimization levels without the dash (`O1`, `O2`, `O3`, `Og`, `Os`).
+    pub levels: Vec<String>,
+    /// Debuggers (registered backends `gdb`, `lldb`).
+    pub debuggers: Vec<String>,
+    /// Variable kinds checked: `int`, `pointer`, `array` (PLDI'20 checked
+    /// integers only).
+    pub kinds: Vec<String>,
+    /// At most this many actionable pairs per program, drawn with the seed
+    /// (0: all).
+    pub max_pairs: usize,
+    /// Also run valgrind memcheck on seeds (slow; the shadow programs are
+    /// always checked with MSan and memcheck).
+    pub seed_memcheck: bool,
+    /// Bisect the culprit pass of every new wrong-value class.
+    pub bisect: bool,
+    /// Seed of the pair sampling (and, with `--csmith`, of the first Csmith
+    /// program).
+    pub seed: u64,
+    /// Longest wait for one debugger answer.
+    #[serde(with = "secs")]
+    pub action_timeout: Duration,
+    /// Longest run of a program (sanitizer, shadow and coverage runs).
+    #[serde(with = "secs")]
+    pub run_timeout: Duration,
+}
+
+impl Default for DebuginfoConfig {
+    fn default() -> Self {
+        Self {
+            compilers: vec!["gcc".into(), "clang".into()],
+            levels: crate::LEVELS.iter().map(|s| s.to_string()).collect(),
+            debuggers: vec!["gdb".into(), "lldb".into()],
+            kinds: vec!["int".into(), "pointer".into(), "array".into()],
+            max_pairs: 300,
+            seed_memcheck: false,
+            bisect: true,
+            seed: 1,
+            action_timeout: Duration::from_secs(20),
+            run_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl DebuginfoConfig {
+    /// Checks the lists against what doppel knows.
+    ///
+    /// Errors: an unknown level or kind, or an empty list.
+    pub fn validate(&self) -> Result<(), String> {
+        for (what, list) in [
+            ("compilers", &self.compilers),
+            ("levels", &self.levels),
+            ("debuggers", &self.debuggers),
+            ("kinds", &self.kinds),
+        ] {
+            if list.is_empty() {
+                return Err(format!("no {what} given"));
+            }
+        }
+        for l in &self.levels {
+            if !matches!(l.as_str(), "O0" | "O1" | "O2" | "O3" | "Og" | "Os" | "Oz" | "Ofast") {
+                return Err(format!("unknown optimization level '{l}' (O1, O2, O3, Og, Os)"));
+            }
+        }
+        for k in &self.kinds {
+            if !matches!(k.as_str(), "int" | "pointer" | "array") {
+                return Err(format!("unknown variable kind '{k}' (int, pointer, array)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether pairs of variables of `kind` ([`crate::VarKind::name`]) are checked.
+    pub fn checks_kind(&self, kind: &str) -> bool {
+        self.kinds.iter().any(|k| k == kind)
+    }
+}
+
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_secs_f64(f64::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_bad_lists_do_not() {
+        assert!(DebuginfoConfig::default().validate().is_ok());
+        let bad = DebuginfoConfig {
+            levels: vec!["O9".into()],
+            ..Default::default()
+        };
+        assert!(bad.validate().unwrap_err().contains("O9"));
+        let none = DebuginfoConfig {
+            debuggers: vec![],
+            ..Default::default()
+        };
+        assert!(none.validate().is_err());
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let c = DebuginfoConfig::default();
+        let j = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<DebuginfoConfig>(&j).unwrap(), c);
+    }
+}
