@@ -33,6 +33,8 @@ enum Command {
     Diff(cmd::diff::DiffArgs),
     /// Run a metamorphic campaign on one debugger (ISSTA'19): transformed programs and actions, live follow-up runs.
     Meta(cmd::meta::MetaArgs),
+    /// Validate the debug information of optimized code (PLDI'20): actionable programs, -O0 references, GDB and LLDB on -O1..-Os builds.
+    Debuginfo(cmd::debuginfo::DebuginfoArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
     /// Draw divergent runs round robin over the classes (DBDB section 3.4).
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
             Command::Meta(a) => cmd::meta::run(a, &settings, &db).await,
+            Command::Debuginfo(a) => cmd::debuginfo::run(a, &settings, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,
             Command::Sample(a) => cmd::classes::sample(a, &db).await,
             Command::Show(a) => cmd::show::run(a, &db).await,

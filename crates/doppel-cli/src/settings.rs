@@ -26,6 +26,14 @@
 //! rounds = 5
 //! transformations = ["all"]   # or names: add_breakpoint, insert_no_op, ...
 //!
+//! [debuginfo]       # doppel debuginfo (PLDI'20), see doppel_debuginfo::config
+//! compilers = ["gcc", "clang"]
+//! levels = ["O1", "O2", "O3", "Og", "Os"]
+//! debuggers = ["gdb", "lldb"]
+//! kinds = ["int", "pointer", "array"]
+//! max_pairs = 300
+//! bisect = true
+//!
 //! [limits]          # for the programs under test
 //! cpu_seconds = 10
 //! memory_mb = 1024
@@ -43,6 +51,7 @@ pub struct Settings {
     pub campaign: CampaignSettings,
     pub diff: DiffConfig,
     pub meta: MetaSettings,
+    pub debuginfo: doppel_debuginfo::config::DebuginfoConfig,
     pub limits: LimitSettings,
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 /// Everything that determines a campaign besides its inputs. Stored with
 /// every record, so a finding can be re-checked (`doppel replay`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DebuginfoConfig {
     /// Compilers under test, by command name (`gcc`, `clang`, `clang-19`).
     pub compilers: Vec<String>,

@@ -3,6 +3,7 @@
 pub mod backends;
 pub mod bench;
 pub mod classes;
+pub mod debuginfo;
 pub mod diff;
 pub mod meta;
 pub mod reclassify;

@@ -1,0 +1,229 @@
+//! `doppel debuginfo`: debug-information validation of optimized code
+//! (PLDI'20) over Csmith programs and C files, in GDB and LLDB.
+
+use super::subjects;
+use crate::settings::Settings;
+use clap::Args;
+use doppel_core::process::{Limits, Sandbox};
+use doppel_core::store::RunFilter;
+use doppel_debuggers::DebuggerConfig;
+use doppel_debuginfo::campaign::{self, DebuginfoSpec, Progress};
+use doppel_debuginfo::program::Program;
+use doppel_debuginfo::seed::{self, CsmithConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug, Clone)]
+pub struct DebuginfoArgs {
+    /// Compilers under test, comma-separated (`gcc,clang,clang-19`).
+    #[arg(long, value_delimiter = ',')]
+    pub compilers: Option<Vec<String>>,
+    /// Optimization levels, comma-separated (`O1,O2,O3,Og,Os`).
+    #[arg(long, value_delimiter = ',')]
+    pub levels: Option<Vec<String>>,
+    /// Debuggers, comma-separated (`gdb,lldb`).
+    #[arg(long, value_delimiter = ',')]
+    pub debuggers: Option<Vec<String>>,
+    /// Variable kinds checked, comma-separated (`int,pointer,array`).
+    #[arg(long, value_delimiter = ',')]
+    pub kinds: Option<Vec<String>>,
+    /// Generate this many Csmith programs (seeds `--seed`, `--seed`+1, ...).
+    #[arg(long)]
+    pub csmith: Option<u64>,
+    /// First Csmith seed, and the seed of the pair sampling.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Parallel jobs (programs at a time), each with its own debuggers.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// At most this many actionable pairs per program (0: all).
+    #[arg(long)]
+    pub max_pairs: Option<usize>,
+    /// Do not bisect culprit passes.
+    #[arg(long)]
+    pub no_bisect: bool,
+    /// Also run valgrind memcheck on every seed (slow).
+    #[arg(long)]
+    pub seed_memcheck: bool,
+    /// Skip programs already checked in the store.
+    #[arg(long)]
+    pub resume: bool,
+    /// Campaign name stored with every record.
+    #[arg(long, default_value = "default")]
+    pub campaign: String,
+    /// Executable of a debugger backend, `NAME=PATH` (repeatable).
+    #[arg(long = "debugger-path", value_name = "NAME=PATH")]
+    pub debugger_paths: Vec<String>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// C files or directories (default: the bundled corpus/debuginfo, unless --csmith).
+    pub paths: Vec<PathBuf>,
+}
+
+/// The campaign spec from settings and flags.
+pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<DebuginfoSpec> {
+    let mut config = s.debuginfo.clone();
+    if let Some(v) = &a.compilers {
+        config.compilers = v.clone();
+    }
+    if let Some(v) = &a.levels {
+        config.levels = v.iter().map(|l| l.trim_start_matches('-').to_string()).collect();
+    }
+    if let Some(v) = &a.debuggers {
+        config.debuggers = v.clone();
+    }
+    if let Some(v) = &a.kinds {
+        config.kinds = v.clone();
+    }
+    if let Some(v) = a.max_pairs {
+        config.max_pairs = v;
+    }
+    if let Some(v) = a.seed {
+        config.seed = v;
+    }
+    config.bisect &= !a.no_bisect;
+    config.seed_memcheck |= a.seed_memcheck;
+    config.validate().map_err(anyhow::Error::msg)?;
+    let mut executables = s.campaign.executables.clone();
+    for kv in &a.debugger_paths {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
+        executables.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    let debugger_config = DebuggerConfig {
+        action_timeout: config.action_timeout,
+        warm: s.campaign.warm,
+        limits: Limits {
+            cpu_seconds: s.limits.cpu_seconds,
+            memory_bytes: s.limits.memory_mb << 20,
+            file_size_bytes: s.limits.file_size_mb << 20,
+        },
+        sandbox: Sandbox {
+            isolate_network: s.campaign.isolate_network,
+        },
+        ..DebuggerConfig::default()
+    };
+    Ok(DebuginfoSpec {
+        name: a.campaign.clone(),
+        config,
+        debugger_config,
+        jobs: a.jobs.unwrap_or(s.campaign.jobs).max(1),
+        resume: a.resume,
+        cache_dir: subjects::cache_dir(db).join("debuginfo"),
+        executables,
+    })
+}
+
+/// The programs: Csmith seeds (generated into the cache) and C files.
+async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec<Program>> {
+    let mut out = Vec::new();
+    if let Some(n) = a.csmith {
+        let dir = spec.cache_dir.join("csmith");
+        let config = CsmithConfig::default();
+        for i in 0..n {
+            let s = spec.config.seed.wrapping_add(i);
+            match seed::generate(s, &config, &dir).await {
+                Ok(g) => {
+                    let mut p = Program::from_file(&format!("csmith-{s}.c"), &g.path).map_err(anyhow::Error::msg)?;
+                    p.csmith = Some((s, g.options.clone()));
+                    out.push(p);
+                }
+                Err(e) => eprintln!("warning: Csmith seed {s}: {e}"),
+            }
+        }
+    }
+    let paths = if a.paths.is_empty() && a.csmith.is_none() {
+        vec![PathBuf::from("corpus/debuginfo")]
+    } else {
+        a.paths.clone()
+    };
+    let roots: Vec<PathBuf> = paths.clone();
+    for file in doppel_lang::c::discover(&paths) {
+        let name = roots
+            .iter()
+            .find_map(|r| file.strip_prefix(r).ok().filter(|p| !p.as_os_str().is_empty()))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.file_name().unwrap_or_default().to_string_lossy().into_owned());
+        out.push(Program::from_file(&name, &file).map_err(anyhow::Error::msg)?);
+    }
+    if out.is_empty() {
+        anyhow::bail!("no C programs found under {paths:?}");
+    }
+    Ok(out)
+}
+
+pub async fn run(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
+    let spec = spec(&a, s, db)?;
+    for d in &spec.config.debuggers {
+        let entry = doppel_debuggers::registry::all()
+            .into_iter()
+            .find(|e| e.name == d)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{d}' (see `doppel backends`)"))?;
+        if !entry.languages.contains(&doppel_core::Language::C) {
+            anyhow::bail!("{d} does not debug C programs");
+        }
+        let mut config = spec.debugger_config.clone();
+        config.executable = spec.executables.get(d).cloned();
+        (entry.probe)(&config)?;
+    }
+    let store = super::open_store(db).await?;
+    let programs = programs(&a, &spec).await?;
+    eprintln!(
+        "doppel debuginfo: {} programs, compilers {}, levels {}, debuggers {}, {} job(s), store {db}",
+        programs.len(),
+        spec.config.compilers.join(","),
+        spec.config.levels.join(","),
+        spec.config.debuggers.join(","),
+        spec.jobs
+    );
+    let bar = super::progress_bar(a.quiet, "programs");
+    let on_progress = |p: Progress| match p {
+        Progress::Started { total, skipped, missing } => {
+            bar.set_length(total as u64);
+            for m in missing {
+                bar.suspend(|| eprintln!("warning: {m}; going on without it"));
+            }
+            if skipped > 0 {
+                bar.suspend(|| eprintln!("resuming: {skipped} programs already stored are skipped"));
+            }
+        }
+        Progress::ProgramDone { name, outcome, findings } => {
+            bar.inc(1);
+            bar.set_message(format!("{name}: {outcome}, {findings} findings"));
+        }
+        Progress::Finding { name, class } => bar.suspend(|| eprintln!("finding in {name}: {class}")),
+        Progress::StoreError { name, error } => {
+            bar.suspend(|| eprintln!("warning: a record of {name} was not stored: {error}"))
+        }
+    };
+    let stats = campaign::run_campaign(&spec, programs, &store, &on_progress).await?;
+    bar.finish_and_clear();
+    let filter = RunFilter {
+        technique: Some(campaign::TECHNIQUE.into()),
+        campaign: Some(spec.name.clone()),
+    };
+    super::classes::print_summary(&store, &filter).await?;
+    let verdicts: Vec<String> = stats.verdicts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let rejected: Vec<String> = stats.rejected.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    eprintln!(
+        "this invocation: {} programs ({} rejected: {}), {} references, {} sessions ({:.1} s), checks: {}; {} findings, {} bisections, {} skipped (resume){}",
+        stats.programs,
+        stats.rejected.values().sum::<usize>(),
+        if rejected.is_empty() { "none".to_string() } else { rejected.join(", ") },
+        stats.references,
+        stats.sessions,
+        stats.session_seconds,
+        verdicts.join(", "),
+        stats.findings,
+        stats.bisections,
+        stats.skipped,
+        super::not_stored(stats.store_errors)
+    );
+    Ok(if stats.store_errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,631 @@
+//! A debug-information campaign: every seed program through preparation and
+//! the compiler x level x debugger matrix, over a pool of jobs with their
+//! own debuggers. Records go to the store the moment they exist (technique
+//! `debuginfo`):
+//! - one **session** record per (build, debugger): every pair's verdict in
+//!   `config.verdicts`, the session's trace;
+//! - one **finding** record per wrong value (or debugger failure), classed by
+//!   its signature ([`crate::triage::signature`]); its `config` holds
+//!   everything `doppel replay` and `doppel repro` need (program text,
+//!   augmented lines, compiler, level, debugger, reference, culprit);
+//! - one **program** record, written last: the preparation and the verdict
+//!   counts. `--resume` skips programs whose program record is stored.
+//!
+//! Keys: `debuginfo|<config fingerprint>|<program hash>|program`, `...|<compiler
+//! tag>|<level>|<plain or augmented>|<debugger>` and `...|L<line>|<variable>`
+//! for findings.
+
+use crate::bisect;
+use crate::check::PairVerdict;
+use crate::config::DebuginfoConfig;
+use crate::program::{self, Build, Cell, Preparation, Program};
+use crate::toolchain::{Compiler, Family};
+use crate::triage::{self, Suspect};
+use crate::{CheckVerdict, Reference};
+use doppel_core::store::Store;
+use doppel_core::{
+    Action, ActionKind, ClassKey, DivergenceKind, ExecAction, Finding, Language, RunRecord, Subject, Verdict,
+};
+use doppel_debuggers::{Debugger, DebuggerConfig, registry};
+use doppel_lang::c::{BuildCache, CSyntax};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::Mutex;
+
+/// The technique name in the store.
+pub const TECHNIQUE: &str = "debuginfo";
+
+/// Everything a campaign needs besides its programs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DebuginfoSpec {
+    /// Free-text campaign name stored with every record.
+    pub name: String,
+    pub config: DebuginfoConfig,
+    /// Backend settings (timeouts, limits, executables).
+    pub debugger_config: DebuggerConfig,
+    /// Parallel jobs, each with its own debuggers.
+    pub jobs: usize,
+    /// Skip programs whose program record is stored.
+    pub resume: bool,
+    /// Build cache (optimized builds, augmented programs).
+    pub cache_dir: PathBuf,
+    /// Executable per debugger name (`lldb = "/usr/bin/lldb-dap-22"`).
+    #[serde(default)]
+    pub executables: BTreeMap<String, String>,
+}
+
+/// Progress reports, for the progress bar.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// `total` programs to check after skipping `skipped` stored ones;
+    /// `compilers` found, `missing` compilers with the reason.
+    Started {
+        total: usize,
+        skipped: usize,
+        missing: Vec<String>,
+    },
+    /// A program is done: `outcome` is `checked` or `rejected at <stage>`.
+    ProgramDone {
+        name: String,
+        outcome: String,
+        findings: usize,
+    },
+    /// A finding was stored.
+    Finding { name: String, class: String },
+    /// A record could not be stored (the campaign goes on).
+    StoreError { name: String, error: String },
+}
+
+/// What a campaign did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stats {
+    pub programs: usize,
+    pub skipped: usize,
+    /// Rejected programs per stage.
+    pub rejected: BTreeMap<String, usize>,
+    pub references: usize,
+    pub sessions: usize,
+    /// Pair checks per verdict name.
+    pub verdicts: BTreeMap<String, usize>,
+    pub findings: usize,
+    pub bisections: usize,
+    pub store_errors: usize,
+    /// Compilers that were not found, with the reason.
+    pub missing_compilers: Vec<String>,
+    /// Wall time in seconds spent in debugger sessions.
+    pub session_seconds: f64,
+}
+
+/// The configuration fingerprint in keys: a campaign with other compilers,
+/// levels, debuggers or pair budget is another campaign.
+pub fn fingerprint(config: &DebuginfoConfig) -> String {
+    let j = serde_json::to_string(config).unwrap_or_default();
+    hex::encode(Sha256::digest(j.as_bytes()))[..12].to_string()
+}
+
+/// The key of a program's record.
+pub fn program_key(config: &DebuginfoConfig, program_hash: &str) -> String {
+    format!("{TECHNIQUE}|{}|{program_hash}|program", fingerprint(config))
+}
+
+/// Runs the campaign over `programs`.
+///
+/// Errors: only when no compiler is installed, a debugger cannot be
+/// created, or the store cannot be read; single programs never fail it.
+pub async fn run_campaign(
+    spec: &DebuginfoSpec,
+    programs: Vec<Program>,
+    store: &Store,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> anyhow::Result<Stats> {
+    spec.config.validate().map_err(anyhow::Error::msg)?;
+    let mut compilers = Vec::new();
+    let mut missing = Vec::new();
+    for name in &spec.config.compilers {
+        match Compiler::discover(name).await {
+            Ok(c) => compilers.push(c),
+            Err(e) => missing.push(e),
+        }
+    }
+    if compilers.is_empty() {
+        anyhow::bail!("no compiler under test is installed: {}", missing.join("; "));
+    }
+    let done: HashSet<String> = if spec.resume {
+        store.finished_keys(TECHNIQUE).await?.into_iter().collect()
+    } else {
+        HashSet::new()
+    };
+    let total = programs.len();
+    let queue: VecDeque<Program> = programs
+        .into_iter()
+        .filter(|p| !done.contains(&program_key(&spec.config, &p.hash)))
+        .collect();
+    let skipped = total - queue.len();
+    on_progress(Progress::Started {
+        total: queue.len(),
+        skipped,
+        missing: missing.clone(),
+    });
+    let jobs = spec.jobs.max(1).min(queue.len().max(1));
+    let mut pool = Vec::new();
+    for _ in 0..jobs {
+        let mut dbgs: Vec<(String, Box<dyn Debugger>)> = Vec::new();
+        for d in &spec.config.debuggers {
+            let mut config = spec.debugger_config.clone();
+            config.executable = spec.executables.get(d).cloned();
+            dbgs.push((d.clone(), registry::create(d, &config)?));
+        }
+        pool.push(dbgs);
+    }
+    let shared = Shared {
+        queue: Mutex::new(queue),
+        stats: Mutex::new(Stats {
+            skipped,
+            missing_compilers: missing,
+            ..Default::default()
+        }),
+        bisected: Mutex::new(HashMap::new()),
+        compilers: Arc::new(compilers),
+        cache: BuildCache::new(spec.cache_dir.clone()),
+    };
+    let workers = pool.into_iter().map(|mut dbgs| {
+        let shared = &shared;
+        async move {
+            loop {
+                let Some(p) = shared.queue.lock().await.pop_front() else {
+                    break;
+                };
+                run_program(spec, &p, &mut dbgs, store, shared, on_progress).await;
+            }
+            for (_, d) in dbgs.iter_mut() {
+                d.shutdown().await;
+            }
+        }
+    });
+    futures::future::join_all(workers).await;
+    Ok(shared.stats.into_inner())
+}
+
+struct Shared {
+    queue: Mutex<VecDeque<Program>>,
+    stats: Mutex<Stats>,
+    /// Culprits found so far per signature without culprit: a class is
+    /// bisected once, its later members reuse the result.
+    bisected: Mutex<HashMap<String, Option<bisect::Culprit>>>,
+    compilers: Arc<Vec<Compiler>>,
+    cache: BuildCache,
+}
+
+async fn run_program(
+    spec: &DebuginfoSpec,
+    p: &Program,
+    dbgs: &mut [(String, Box<dyn Debugger>)],
+    store: &Store,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) {
+    let started = Instant::now();
+    let limits = spec.debugger_config.limits;
+    let prep = program::prepare(p, &spec.config, limits).await;
+    let text = std::fs::read_to_string(&p.source).unwrap_or_default();
+    let subject = program_subject(p, &text);
+    let ready = match &prep {
+        Preparation::Rejected { stage, reason, .. } => {
+            shared.stats.lock().await.rejected.entry(stage.clone()).and_modify(|n| *n += 1).or_insert(1);
+            let record = program_record(spec, p, &subject, &text, &prep, &[], Verdict::SubjectError {
+                reason: format!("rejected at {stage}: {reason}"),
+            }, started);
+            put(store, &record, &p.name, shared, on_progress).await;
+            shared.stats.lock().await.programs += 1;
+            on_progress(Progress::ProgramDone {
+                name: p.name.clone(),
+                outcome: format!("rejected at {stage}"),
+                findings: 0,
+            });
+            return;
+        }
+        Preparation::Ready(r) => r,
+    };
+    shared.stats.lock().await.references += ready.references.len();
+    let syntax = CSyntax::parse(&text);
+    let mut matrix: Vec<serde_json::Value> = Vec::new();
+    let mut findings = 0usize;
+    let mut checks = 0usize;
+    for compiler in shared.compilers.iter() {
+        for level in &spec.config.levels {
+            let builds = match program::builds(p, &ready.references, compiler, level, &[], &shared.cache).await {
+                Ok(b) => b,
+                Err(e) => {
+                    matrix.push(serde_json::json!({"compiler": compiler.tag(), "level": level, "error": e}));
+                    continue;
+                }
+            };
+            let cells = program::check_builds(&builds, dbgs).await;
+            let counts = program::verdict_counts(&cells);
+            {
+                let mut s = shared.stats.lock().await;
+                s.sessions += cells.len();
+                for (k, n) in &counts {
+                    *s.verdicts.entry(k.clone()).or_insert(0) += n;
+                    checks += n;
+                }
+                s.session_seconds += cells.iter().map(|c| c.session.duration_ms / 1e3).sum::<f64>();
+            }
+            matrix.push(serde_json::json!({"compiler": compiler.tag(), "level": level, "verdicts": counts}));
+            for cell in &cells {
+                let b = &builds[cell.build];
+                let record = session_record(spec, p, b, cell);
+                put(store, &record, &p.name, shared, on_progress).await;
+            }
+            for (ci, cell) in cells.iter().enumerate() {
+                let b = &builds[cell.build];
+                for (ri, v) in cell.session.verdicts.iter().enumerate() {
+                    if !v.verdict.is_finding() {
+                        continue;
+                    }
+                    let others: Vec<(&str, &PairVerdict)> = cells
+                        .iter()
+                        .enumerate()
+                        .filter(|(cj, c)| *cj != ci && c.build == cell.build)
+                        .map(|(_, c)| (c.debugger.as_str(), &c.session.verdicts[ri]))
+                        .collect();
+                    let reference = &b.references[ri];
+                    let f = FindingInput {
+                        program: p,
+                        text: &text,
+                        build: b,
+                        debugger: &cell.debugger,
+                        reference,
+                        verdict: v,
+                        others: &others,
+                        ast_node: syntax.ast_node_type(reference.pair.line),
+                    };
+                    let culprit = if spec.config.bisect && matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
+                        culprit_for(spec, &f, dbgs, shared).await
+                    } else {
+                        None
+                    };
+                    let record = finding_record(spec, &f, culprit.as_ref());
+                    let class = record.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default();
+                    if put(store, &record, &p.name, shared, on_progress).await {
+                        findings += 1;
+                        shared.stats.lock().await.findings += 1;
+                        on_progress(Progress::Finding {
+                            name: p.name.clone(),
+                            class,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let record = program_record(
+        spec,
+        p,
+        &subject,
+        &text,
+        &prep,
+        &matrix,
+        Verdict::ProgramFinished { actions: checks },
+        started,
+    );
+    put(store, &record, &p.name, shared, on_progress).await;
+    shared.stats.lock().await.programs += 1;
+    on_progress(Progress::ProgramDone {
+        name: p.name.clone(),
+        outcome: "checked".into(),
+        findings,
+    });
+}
+
+/// Everything about one finding.
+pub struct FindingInput<'a> {
+    pub program: &'a Program,
+    pub text: &'a str,
+    pub build: &'a Build,
+    pub debugger: &'a str,
+    pub reference: &'a Reference,
+    pub verdict: &'a PairVerdict,
+    /// The other debuggers' verdicts on the same build and pair.
+    pub others: &'a [(&'a str, &'a PairVerdict)],
+    pub ast_node: String,
+}
+
+impl FindingInput<'_> {
+    fn suspect(&self) -> Suspect {
+        let others: Vec<&CheckVerdict> = self.others.iter().map(|(_, v)| &v.verdict).collect();
+        triage::suspect(&self.verdict.verdict, &others)
+    }
+}
+
+/// The culprit of a wrong value: bisected once per signature (without
+/// culprit) in this campaign, reused for the class's later members.
+async fn culprit_for(
+    spec: &DebuginfoSpec,
+    f: &FindingInput<'_>,
+    dbgs: &mut [(String, Box<dyn Debugger>)],
+    shared: &Shared,
+) -> Option<bisect::Culprit> {
+    let key = triage::signature(
+        &f.build.compiler.tag(),
+        &f.build.level,
+        f.suspect(),
+        None,
+        f.reference.pair.variable.kind.name(),
+    );
+    if let Some(c) = shared.bisected.lock().await.get(&key) {
+        return c.clone();
+    }
+    let dbg = dbgs.iter_mut().find(|(n, _)| n == f.debugger).map(|(_, d)| d)?;
+    let mut oracle = RebuildOracle {
+        program: f.program,
+        reference: f.reference.clone(),
+        compiler: &f.build.compiler,
+        level: &f.build.level,
+        debugger: dbg.as_mut(),
+        cache: &shared.cache,
+    };
+    let result = match f.build.compiler.family {
+        Family::Clang => {
+            bisect::bisect_clang(&mut oracle, &f.build.compiler, &f.build.level, &f.build.subject.source, &program::include_flags()).await
+        }
+        Family::Gcc => bisect::bisect_gcc(&mut oracle, &f.build.compiler, &f.build.level, spec.config.max_gcc_flags()).await,
+    };
+    shared.stats.lock().await.bisections += 1;
+    let culprit = result.ok();
+    shared.bisected.lock().await.insert(key, culprit.clone());
+    culprit
+}
+
+/// Rebuilds the program with extra flags and re-checks one pair.
+struct RebuildOracle<'a> {
+    program: &'a Program,
+    reference: Reference,
+    compiler: &'a Compiler,
+    level: &'a str,
+    debugger: &'a mut dyn Debugger,
+    cache: &'a BuildCache,
+}
+
+impl bisect::Oracle for RebuildOracle<'_> {
+    async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
+        let refs = [self.reference.clone()];
+        let builds = program::builds(self.program, &refs, self.compiler, self.level, extra_flags, self.cache).await?;
+        let Some(b) = builds.first() else {
+            return Ok(false);
+        };
+        let session = crate::check::check_binary(self.debugger, &b.subject, &b.references).await;
+        Ok(session
+            .verdicts
+            .first()
+            .is_some_and(|v| matches!(v.verdict, CheckVerdict::WrongValue { .. })))
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn program_subject(p: &Program, text: &str) -> Subject {
+    Subject {
+        name: p.name.clone(),
+        language: Language::C,
+        source: p.source.clone(),
+        source_name: p.file_name(),
+        line_count: text.lines().count() as u32,
+        binary: None,
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
+        hash: p.hash.clone(),
+        build: "-".into(),
+    }
+}
+
+fn build_tag(b: &Build) -> &'static str {
+    if b.augmented.is_empty() { "plain" } else { "augmented" }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn program_record(
+    spec: &DebuginfoSpec,
+    p: &Program,
+    subject: &Subject,
+    text: &str,
+    prep: &Preparation,
+    matrix: &[serde_json::Value],
+    verdict: Verdict,
+    started: Instant,
+) -> RunRecord {
+    RunRecord {
+        id: None,
+        key: program_key(&spec.config, &p.hash),
+        technique: TECHNIQUE.into(),
+        campaign: spec.name.clone(),
+        subject: subject.clone(),
+        seed: p.csmith.as_ref().map(|(s, _)| *s).unwrap_or(spec.config.seed),
+        config: serde_json::json!({
+            "kind": "program",
+            "debuginfo": spec.config,
+            "program": p,
+            "source_text": text,
+            "preparation": prep,
+            "matrix": matrix,
+        }),
+        debuggers: Vec::new(),
+        verdict,
+        traces: Vec::new(),
+        duration_ms: started.elapsed().as_secs_f64() * 1e3,
+        started_at_ms: now_ms(),
+    }
+}
+
+fn session_record(spec: &DebuginfoSpec, p: &Program, b: &Build, cell: &Cell) -> RunRecord {
+    let s = &cell.session;
+    let failed = s.verdicts.iter().any(|v| matches!(v.verdict, CheckVerdict::DebuggerFailure { .. }));
+    let verdict = if failed {
+        Verdict::Inconclusive {
+            actions: s.pauses as usize,
+            reason: s.ending.clone(),
+        }
+    } else {
+        Verdict::ProgramFinished {
+            actions: s.pauses as usize,
+        }
+    };
+    RunRecord {
+        id: None,
+        key: format!(
+            "{TECHNIQUE}|{}|{}|{}|{}|{}|{}",
+            fingerprint(&spec.config),
+            p.hash,
+            b.compiler.tag(),
+            b.level,
+            build_tag(b),
+            cell.debugger
+        ),
+        technique: TECHNIQUE.into(),
+        campaign: spec.name.clone(),
+        subject: b.subject.clone(),
+        seed: p.csmith.as_ref().map(|(s, _)| *s).unwrap_or(spec.config.seed),
+        config: serde_json::json!({
+            "kind": "session",
+            "debuginfo": spec.config,
+            "program": p,
+            "compiler": b.compiler,
+            "level": b.level,
+            "recipe": b.recipe,
+            "augmented": b.augmented,
+            "debugger_name": cell.debugger,
+            "references": b.references,
+            "verdicts": s.verdicts,
+            "ending": s.ending,
+        }),
+        debuggers: vec![s.trace.debugger.clone()],
+        verdict,
+        traces: vec![s.trace.clone()],
+        duration_ms: s.duration_ms,
+        started_at_ms: now_ms(),
+    }
+}
+
+/// The stored form of a finding. `config` holds `kind: "finding"`, the
+/// program (with its text and, when augmented, the augmented text), the
+/// build (compiler, level, recipe, augmented lines), the debugger, the
+/// reference, the verdict and the debugger's rendering, the other
+/// debuggers' verdicts, the suspect and the culprit.
+pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Option<&bisect::Culprit>) -> RunRecord {
+    let b = f.build;
+    let suspect = f.suspect();
+    let kind = f.reference.pair.variable.kind.name();
+    let culprit_name = culprit.and_then(|c| c.name());
+    let (divergence, detail) = match &f.verdict.verdict {
+        CheckVerdict::WrongValue { expected, actual } => (
+            DivergenceKind::WrongValue,
+            format!(
+                "{} at line {} of {} built with {} -{}: {} shows {} = {} (rendered '{}'), the -O0 value is {}; {}",
+                f.reference.pair.variable.name,
+                f.reference.pair.line,
+                f.program.name,
+                b.compiler.name,
+                b.level,
+                f.debugger,
+                f.reference.pair.variable.name,
+                actual,
+                f.verdict.shown.as_deref().unwrap_or(""),
+                expected,
+                match suspect {
+                    Suspect::Compiler => "the other debugger shows the same wrong value: suspect the compiler",
+                    Suspect::Debugger => "the other debugger shows the right value: suspect this debugger",
+                    Suspect::Disagree => "the other debugger shows another wrong value",
+                    Suspect::Unconfirmed => "no other debugger could confirm it",
+                }
+            ),
+        ),
+        other => (DivergenceKind::ToolFailure, format!("{} failed: {other}", f.debugger)),
+    };
+    let signature = triage::signature(&b.compiler.tag(), &b.level, suspect, culprit_name.as_deref(), kind);
+    let class = ClassKey {
+        divergence,
+        last_action: ActionKind::Resume,
+        ast_node: f.ast_node.clone(),
+        policy: None,
+        transformations: None,
+        signature: Some(format!("{signature},{}", f.debugger)),
+    };
+    let augmented_text = (!b.augmented.is_empty()).then(|| std::fs::read_to_string(&b.subject.source).unwrap_or_default());
+    RunRecord {
+        id: None,
+        key: format!(
+            "{TECHNIQUE}|{}|{}|{}|{}|{}|L{}|{}",
+            fingerprint(&spec.config),
+            f.program.hash,
+            b.compiler.tag(),
+            b.level,
+            f.debugger,
+            f.reference.pair.line,
+            f.reference.pair.variable.name
+        ),
+        technique: TECHNIQUE.into(),
+        campaign: spec.name.clone(),
+        subject: b.subject.clone(),
+        seed: f.program.csmith.as_ref().map(|(s, _)| *s).unwrap_or(spec.config.seed),
+        config: serde_json::json!({
+            "kind": "finding",
+            "debuginfo": spec.config,
+            "program": f.program,
+            "source_text": f.text,
+            "augmented_text": augmented_text,
+            "compiler": b.compiler,
+            "level": b.level,
+            "recipe": b.recipe,
+            "augmented": b.augmented,
+            "debugger_name": f.debugger,
+            "reference": f.reference,
+            "verdict": f.verdict,
+            "others": f.others.iter().map(|(n, v)| serde_json::json!({"debugger": n, "verdict": v})).collect::<Vec<_>>(),
+            "suspect": suspect,
+            "culprit": culprit,
+        }),
+        debuggers: Vec::new(),
+        verdict: Verdict::Divergence(Finding {
+            class,
+            action_index: 0,
+            last_action: Action::Exec {
+                exec: ExecAction::Resume,
+            },
+            line: Some(f.reference.pair.line),
+            detail,
+        }),
+        traces: Vec::new(),
+        duration_ms: 0.0,
+        started_at_ms: now_ms(),
+    }
+}
+
+/// Stores a record; false (and a progress report) when it could not.
+async fn put(
+    store: &Store,
+    record: &RunRecord,
+    name: &str,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> bool {
+    match store.insert_run(record).await {
+        Ok(_) => true,
+        Err(e) => {
+            shared.stats.lock().await.store_errors += 1;
+            on_progress(Progress::StoreError {
+                name: name.to_string(),
+                error: format!("{e:#}"),
+            });
+            false
+        }
+    }
+}

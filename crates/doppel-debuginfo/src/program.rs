@@ -1,0 +1,289 @@
+//! One seed program through the whole pipeline: preparation (well-formedness,
+//! actionable pairs, shadow validation) and the compiler x level x debugger
+//! matrix of batched checks, with line augmentation where the optimized
+//! line table lacks a line (PLDI'20 sections 4.1 to 4.3 and Algorithm 1).
+
+use crate::check::{self, Session};
+use crate::config::DebuginfoConfig;
+use crate::toolchain::Compiler;
+use crate::{Pair, Reference, augment, shadow, wellformed};
+use doppel_core::Subject;
+use doppel_core::process::Limits;
+use doppel_debuggers::Debugger;
+use doppel_lang::c::{BuildCache, clang_scope, coverage, linetable, statements};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A seed program.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Program {
+    /// Stable name (`csmith-17.c`, or the path relative to its corpus).
+    pub name: String,
+    /// The source file (absolute).
+    pub source: PathBuf,
+    /// Hex SHA-256 of the source text.
+    pub hash: String,
+    /// The Csmith seed and options, for Csmith programs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csmith: Option<(u64, Vec<String>)>,
+}
+
+impl Program {
+    /// A program from a file.
+    ///
+    /// Errors: the file cannot be read.
+    pub fn from_file(name: &str, source: &Path) -> Result<Program, String> {
+        let text = std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+        let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
+        Ok(Program {
+            name: name.to_string(),
+            source,
+            hash: hex::encode(Sha256::digest(&text)),
+            csmith: None,
+        })
+    }
+
+    /// The source's file name (`a.c`), as breakpoints and line tables name it.
+    pub fn file_name(&self) -> String {
+        self.source
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "prog.c".into())
+    }
+}
+
+/// Flags every build of a seed needs besides the level (Csmith's headers).
+pub fn include_flags() -> Vec<String> {
+    vec!["-I/usr/include/csmith".to_string()]
+}
+
+/// The result of preparing a program.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "prepared", rename_all = "snake_case")]
+pub enum Preparation {
+    /// The program can be checked.
+    Ready(Box<Ready>),
+    /// The program was rejected at `stage` (`seed`, `coverage`, `scopes`,
+    /// `shadow`, `pairs`) for `reason`.
+    Rejected { stage: String, reason: String, seconds: f64 },
+}
+
+/// A prepared program: its references and the bookkeeping of how many
+/// pairs each step kept.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ready {
+    pub seed_check: wellformed::SeedCheck,
+    /// Lines where a statement starts.
+    pub statement_lines: usize,
+    /// Of those, lines executed at least once.
+    pub covered_lines: usize,
+    /// Actionable pairs (covered statement line x variable in scope of a
+    /// checked kind) before sampling.
+    pub candidates: usize,
+    /// Pairs handed to shadow validation (at most `max_pairs`).
+    pub sampled: usize,
+    /// Pairs shadow validation rejected, with the reason.
+    pub rejected: Vec<(Pair, String)>,
+    /// The references: pairs with their -O0 value at the first hit of s.
+    pub references: Vec<Reference>,
+    pub seconds: f64,
+}
+
+/// Prepares `program`: seed well-formedness, covered statement lines,
+/// scopes, sampled pairs, shadow validation.
+///
+/// Never fails: every problem is a [`Preparation::Rejected`] with its stage.
+pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits) -> Preparation {
+    let started = Instant::now();
+    let reject = |stage: &str, reason: String| Preparation::Rejected {
+        stage: stage.into(),
+        reason,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let check_config = wellformed::CheckConfig {
+        valgrind: config.seed_memcheck,
+        timeout: config.run_timeout,
+        ..Default::default()
+    };
+    let seed_check = wellformed::check_seed(&program.source, &check_config).await;
+    if let wellformed::SeedCheck::Rejected { reason, detail, .. } = &seed_check {
+        return reject("seed", format!("{}: {detail}", serde_json::to_string(reason).unwrap_or_default().trim_matches('"')));
+    }
+    let text = match std::fs::read_to_string(&program.source) {
+        Ok(t) => t,
+        Err(e) => return reject("seed", format!("cannot read the source: {e}")),
+    };
+    let starts = statements::statement_starts(&text);
+    let counts = match coverage::line_counts(&program.source, &include_flags(), config.run_timeout, limits).await {
+        Ok(c) => c,
+        Err(e) => return reject("coverage", e),
+    };
+    let covered: BTreeSet<u32> = starts
+        .iter()
+        .copied()
+        .filter(|l| counts.get(l).is_some_and(|&n| n > 0))
+        .collect();
+    let scopes = match clang_scope::scopes(&program.source, &wellformed::sanitizer_clang(), &[PathBuf::from("/usr/include/csmith")]).await {
+        Ok(s) => s,
+        Err(e) => return reject("scopes", e),
+    };
+    let mut pairs: Vec<Pair> = Vec::new();
+    for &line in &covered {
+        for variable in scopes.visible_at(line) {
+            if config.checks_kind(variable.kind.name()) {
+                pairs.push(Pair { line, variable });
+            }
+        }
+    }
+    let candidates = pairs.len();
+    if config.max_pairs > 0 && pairs.len() > config.max_pairs {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed ^ u64::from_str_radix(&program.hash[..15], 16).unwrap_or(0));
+        pairs.shuffle(&mut rng);
+        pairs.truncate(config.max_pairs);
+        pairs.sort_by(|a, b| (a.line, &a.variable.name).cmp(&(b.line, &b.variable.name)));
+    }
+    if pairs.is_empty() {
+        return reject("pairs", format!("no actionable pair ({} statement lines, {} covered)", starts.len(), covered.len()));
+    }
+    let sampled = pairs.len();
+    let shadowed = match shadow::validate(&program.source, &pairs, &shadow::ShadowConfig::default()).await {
+        Ok(s) => s,
+        Err(e) => return reject("shadow", e),
+    };
+    Preparation::Ready(Box::new(Ready {
+        seed_check,
+        statement_lines: starts.len(),
+        covered_lines: covered.len(),
+        candidates,
+        sampled,
+        rejected: shadowed.rejected,
+        references: shadowed.references,
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}
+
+/// One optimized build and the references it checks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Build {
+    pub compiler: Compiler,
+    pub level: String,
+    /// Lines prefixed with `opt_me_not();` (empty: the program as it is).
+    pub augmented: Vec<u32>,
+    pub subject: Subject,
+    /// The references checked in this build.
+    pub references: Vec<Reference>,
+    /// The build's own recipe with its extra units, for reproducers.
+    pub recipe: String,
+}
+
+/// The optimized builds of `program` at `level`: the program itself for the
+/// references whose line has an `is_stmt` row in its line table, and a
+/// line-augmented program for the others (section 4.3), built in `cache`;
+/// `extra` flags go to both (bisection switches).
+///
+/// Errors: a build or line-table failure, with the reason.
+pub async fn builds(
+    program: &Program,
+    references: &[Reference],
+    compiler: &Compiler,
+    level: &str,
+    extra: &[String],
+    cache: &BuildCache,
+) -> Result<Vec<Build>, String> {
+    let mut flags = include_flags();
+    flags.extend(extra.iter().cloned());
+    let recipe = compiler.recipe(level, &flags, &[]);
+    let plain = cache
+        .build(&program.source, &program.name, &recipe)
+        .await
+        .map_err(|e| format!("{} -{level}: {e}", compiler.name))?;
+    let binary = plain.binary.clone().unwrap_or_default();
+    let stmt = linetable::stmt_lines(&binary, &program.file_name())?;
+    let (direct, rest): (Vec<Reference>, Vec<Reference>) =
+        references.iter().cloned().partition(|r| stmt.contains(&r.pair.line));
+    let mut out = Vec::new();
+    if !direct.is_empty() {
+        out.push(Build {
+            compiler: compiler.clone(),
+            level: level.to_string(),
+            augmented: Vec::new(),
+            subject: plain,
+            references: direct,
+            recipe: recipe.to_string(),
+        });
+    }
+    if !rest.is_empty() {
+        let lines: BTreeSet<u32> = rest.iter().map(|r| r.pair.line).collect();
+        let (source, barrier) = augmented_source(program, &lines, cache.dir())?;
+        let recipe = compiler.recipe(level, &flags, &[barrier.as_path()]);
+        let subject = cache
+            .build(&source, &program.name, &recipe)
+            .await
+            .map_err(|e| format!("{} -{level} (augmented): {e}", compiler.name))?;
+        out.push(Build {
+            compiler: compiler.clone(),
+            level: level.to_string(),
+            augmented: lines.into_iter().collect(),
+            subject,
+            references: rest,
+            recipe: recipe.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Writes the program with `opt_me_not();` before each of `lines` under
+/// `<dir>/augmented/<hash of the result>/<file name>`, and the barrier unit
+/// under `<dir>/augmented/opt_me_not.c`.
+fn augmented_source(program: &Program, lines: &BTreeSet<u32>, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let text = std::fs::read_to_string(&program.source).map_err(|e| format!("cannot read the source: {e}"))?;
+    let augmented = augment::augment(&text, lines);
+    let root = dir.join("augmented");
+    let sub = root.join(&hex::encode(Sha256::digest(augmented.as_bytes()))[..16]);
+    std::fs::create_dir_all(&sub).map_err(|e| format!("cannot write the augmented program: {e}"))?;
+    let path = sub.join(program.file_name());
+    std::fs::write(&path, augmented).map_err(|e| format!("cannot write the augmented program: {e}"))?;
+    let barrier = augment::write_barrier(&root).map_err(|e| format!("cannot write the barrier: {e}"))?;
+    Ok((path, barrier))
+}
+
+/// One session of the matrix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cell {
+    /// Index into the builds of its (compiler, level).
+    pub build: usize,
+    pub debugger: String,
+    pub session: Session,
+}
+
+/// Checks every build with every debugger in `debuggers` (name, backend).
+pub async fn check_builds(builds: &[Build], debuggers: &mut [(String, Box<dyn Debugger>)]) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for (i, b) in builds.iter().enumerate() {
+        for (name, dbg) in debuggers.iter_mut() {
+            let session = check::check_binary(dbg.as_mut(), &b.subject, &b.references).await;
+            cells.push(Cell {
+                build: i,
+                debugger: name.clone(),
+                session,
+            });
+        }
+    }
+    cells
+}
+
+/// Verdict counts per name, for statistics.
+pub fn verdict_counts<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for c in cells {
+        for v in &c.session.verdicts {
+            *m.entry(v.verdict.name().to_string()).or_insert(0) += 1;
+        }
+    }
+    m
+}
