@@ -25,6 +25,9 @@
 
 pub mod check;
 pub mod config;
+pub mod campaign;
+pub mod program;
+pub mod replay;
 pub mod toolchain;
 pub mod triage;
 pub mod value;
