@@ -156,9 +156,16 @@ pub fn options_for(seed: u64, config: &CsmithConfig) -> Vec<String> {
 pub async fn generate(seed: u64, config: &CsmithConfig, out_dir: &Path) -> Result<Seed, SeedError> {
     let csmith = process::which(&config.csmith).ok_or(SeedError::CsmithMissing)?;
     let options = options_for(seed, config);
+    let out_dir = std::path::absolute(out_dir).map_err(|e| SeedError::Failed {
+        seed,
+        detail: format!("output directory {}: {e}", out_dir.display()),
+    })?;
+    let out_dir = out_dir.as_path();
     let path = out_dir.join(format!("csmith-{seed}.c"));
     let failed = |detail: String| SeedError::Failed { seed, detail };
     let mut cmd = Command::new(csmith);
+    // Csmith writes `platform.info` into its working directory.
+    cmd.current_dir(out_dir);
     cmd.arg("--seed")
         .arg(seed.to_string())
         .args(&options)
