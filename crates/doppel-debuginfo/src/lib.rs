@@ -25,6 +25,7 @@
 
 pub mod seed;
 pub mod toolchain;
+pub mod wellformed;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
