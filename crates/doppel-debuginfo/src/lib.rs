@@ -23,6 +23,7 @@
 //!
 //! The types below are the plain data that crosses these steps.
 
+pub mod augment;
 pub mod seed;
 pub mod toolchain;
 pub mod wellformed;
