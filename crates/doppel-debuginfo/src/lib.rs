@@ -25,6 +25,7 @@
 
 pub mod augment;
 pub mod seed;
+pub mod shadow;
 pub mod toolchain;
 pub mod wellformed;
 

@@ -277,13 +277,16 @@ pub(crate) async fn run_program(mut cmd: Command, timeout: Duration, limits: Lim
     process::run_limited(cmd, timeout, Sandbox::default(), limits).await
 }
 
-/// `valgrind --tool=memcheck --error-exitcode=99 -q <exe>`.
+/// `valgrind --tool=memcheck --error-exitcode=99 -q --error-limit=no <exe>`
+/// (no error limit: past 1000 distinct errors valgrind would stop reporting,
+/// and shadow validation needs every report).
 pub(crate) fn valgrind_command(exe: &Path) -> Command {
     let mut cmd = Command::new("valgrind");
     cmd.args([
         "--tool=memcheck",
         "--error-exitcode=99",
         "-q",
+        "--error-limit=no",
         "--leak-check=no",
         "--num-callers=30",
     ])
@@ -346,7 +349,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::path::PathBuf;
 
