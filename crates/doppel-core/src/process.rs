@@ -15,7 +15,10 @@
 //!
 //! Programs under test are limited by [`Limits::apply_to`], called by a backend
 //! with the inferior's pid as soon as the debugger reports it: the limits bind
-//! the inferior only, not the long-lived debugger that serves many runs.
+//! the inferior only, not the long-lived debugger that serves many runs. A
+//! program run directly (a compiled test program, a sanitizer build) goes
+//! through [`run_limited`], which sets the limits in the child before `exec`,
+//! so no instruction of the program runs unlimited.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -30,7 +33,10 @@ use tokio::process::{Child, Command};
 pub struct Limits {
     /// CPU time in seconds (`RLIMIT_CPU`); the program gets `SIGXCPU`, then `SIGKILL`.
     pub cpu_seconds: u64,
-    /// Address space in bytes (`RLIMIT_AS`).
+    /// Address space in bytes (`RLIMIT_AS`). [`UNLIMITED`] (`u64::MAX`)
+    /// leaves the address space unlimited: needed for ASan, MSan and TSan
+    /// builds, which reserve terabytes of virtual shadow memory at start-up
+    /// and abort under any realistic `RLIMIT_AS`.
     pub memory_bytes: u64,
     /// Largest file the program may write, in bytes (`RLIMIT_FSIZE`).
     pub file_size_bytes: u64,
@@ -46,8 +52,22 @@ impl Default for Limits {
     }
 }
 
+/// The value of a [`Limits`] field that means "no limit" (only honoured for
+/// [`Limits::memory_bytes`]; see there).
+pub const UNLIMITED: u64 = u64::MAX;
+
 impl Limits {
-    /// Applies the limits to a running process (the inferior).
+    /// These limits with an unlimited address space: for sanitizer builds
+    /// (see [`Limits::memory_bytes`]).
+    pub fn without_memory_limit(self) -> Self {
+        Self {
+            memory_bytes: UNLIMITED,
+            ..self
+        }
+    }
+
+    /// Applies the limits to a running process (the inferior). An
+    /// [`UNLIMITED`] memory limit leaves `RLIMIT_AS` as it is.
     ///
     /// Errors: the `prlimit(2)` error (for example `ESRCH` when the process is gone).
     pub fn apply_to(&self, pid: u32) -> io::Result<()> {
@@ -65,8 +85,35 @@ impl Limits {
             }
         };
         set(libc::RLIMIT_CPU, self.cpu_seconds)?;
-        set(libc::RLIMIT_AS, self.memory_bytes)?;
+        if self.memory_bytes != UNLIMITED {
+            set(libc::RLIMIT_AS, self.memory_bytes)?;
+        }
         set(libc::RLIMIT_FSIZE, self.file_size_bytes)?;
+        Ok(())
+    }
+
+    /// Sets the limits on the calling process: for a `pre_exec` closure, so
+    /// only async-signal-safe calls (`setrlimit`). Also disables core dumps
+    /// (`RLIMIT_CORE` 0): a crashing test program must not fill the disk.
+    fn apply_to_self(&self) -> io::Result<()> {
+        let set = |resource, value: u64| -> io::Result<()> {
+            let lim = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            // SAFETY: setrlimit with a valid pointer to a local rlimit.
+            if unsafe { libc::setrlimit(resource, &lim) } == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        };
+        set(libc::RLIMIT_CPU, self.cpu_seconds)?;
+        if self.memory_bytes != UNLIMITED {
+            set(libc::RLIMIT_AS, self.memory_bytes)?;
+        }
+        set(libc::RLIMIT_FSIZE, self.file_size_bytes)?;
+        set(libc::RLIMIT_CORE, 0)?;
         Ok(())
     }
 }
@@ -371,6 +418,10 @@ pub fn which(program: &str) -> Option<std::path::PathBuf> {
 pub struct Completed {
     /// Exit code, `None` if killed by a signal or timed out.
     pub code: Option<i32>,
+    /// The signal that ended the process (`SIGXCPU`/`SIGKILL` past the CPU
+    /// limit, `SIGXFSZ` past the file-size limit, `SIGSEGV`, ...); `None`
+    /// when it exited or timed out.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
     pub timed_out: bool,
@@ -380,27 +431,69 @@ pub struct Completed {
 /// timeout. Output is captured (lossily decoded as UTF-8).
 ///
 /// Errors: only the spawn error; a timeout is `Completed { timed_out: true }`.
-pub async fn run(mut cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::Result<Completed> {
+pub async fn run(cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::Result<Completed> {
+    run_inner(cmd, timeout, sandbox, usize::MAX).await
+}
+
+/// Like [`run`], for an untrusted program: the child gets `limits` (CPU
+/// seconds, address space unless [`UNLIMITED`], file size, and no core
+/// dumps) with `setrlimit` between `fork` and `exec`, so they bind from its
+/// first instruction and are inherited by everything it starts.
+///
+/// - Past the CPU limit the child is killed (`SIGXCPU`, then `SIGKILL`):
+///   `Completed { code: None, signal: Some(..) }`.
+/// - Writing past the file-size limit raises `SIGXFSZ` (or fails with
+///   `EFBIG` when the signal is ignored).
+/// - Pipes are not subject to `RLIMIT_FSIZE`, so the captured stdout and
+///   stderr are each truncated to `limits.file_size_bytes` bytes (the rest is
+///   read and dropped, so the child never blocks on a full pipe).
+/// - The wall-clock `timeout` still applies: a child that sleeps uses no CPU.
+///
+/// Pass `limits.memory_bytes = UNLIMITED` for ASan/MSan builds (see
+/// [`Limits::memory_bytes`]).
+///
+/// Errors: the spawn error, including a failing `setrlimit` in the child
+/// (reported by the spawn as the child's `errno`); a timeout is
+/// `Completed { timed_out: true }`.
+pub async fn run_limited(
+    mut cmd: Command,
+    timeout: Duration,
+    sandbox: Sandbox,
+    limits: Limits,
+) -> io::Result<Completed> {
+    // SAFETY: the closure only calls setrlimit, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || limits.apply_to_self());
+    }
+    let cap = usize::try_from(limits.file_size_bytes).unwrap_or(usize::MAX);
+    run_inner(cmd, timeout, sandbox, cap).await
+}
+
+/// Reads `stream` to its end, keeping at most `cap` bytes.
+async fn read_capped<R: tokio::io::AsyncRead + Unpin>(stream: Option<&mut R>, cap: usize) -> Vec<u8> {
     use tokio::io::AsyncReadExt;
+    let mut kept = Vec::new();
+    let Some(s) = stream else { return kept };
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match s.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    kept
+}
+
+async fn run_inner(mut cmd: Command, timeout: Duration, sandbox: Sandbox, cap: usize) -> io::Result<Completed> {
+    use std::os::unix::process::ExitStatusExt;
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut guard = spawn(cmd, sandbox)?;
     let mut out = guard.child_mut().stdout.take();
     let mut err = guard.child_mut().stderr.take();
-    let read_all = async {
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        let ro = async {
-            if let Some(s) = out.as_mut() {
-                let _ = s.read_to_end(&mut o).await;
-            }
-        };
-        let re = async {
-            if let Some(s) = err.as_mut() {
-                let _ = s.read_to_end(&mut e).await;
-            }
-        };
-        tokio::join!(ro, re);
-        (o, e)
-    };
+    let read_all = async { tokio::join!(read_capped(out.as_mut(), cap), read_capped(err.as_mut(), cap)) };
     match tokio::time::timeout(timeout, async {
         let (o, e) = read_all.await;
         let status = guard.child_mut().wait().await;
@@ -409,7 +502,8 @@ pub async fn run(mut cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::R
     .await
     {
         Ok((o, e, status)) => Ok(Completed {
-            code: status.ok().and_then(|s| s.code()),
+            code: status.as_ref().ok().and_then(|s| s.code()),
+            signal: status.as_ref().ok().and_then(|s| s.signal()),
             stdout: String::from_utf8_lossy(&o).into_owned(),
             stderr: String::from_utf8_lossy(&e).into_owned(),
             timed_out: false,
@@ -418,6 +512,7 @@ pub async fn run(mut cmd: Command, timeout: Duration, sandbox: Sandbox) -> io::R
             guard.kill_tree();
             Ok(Completed {
                 code: None,
+                signal: None,
                 stdout: String::new(),
                 stderr: String::new(),
                 timed_out: true,
@@ -500,5 +595,68 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(lim.apply_to(child.id()).is_err());
+    }
+
+    fn small_limits() -> Limits {
+        Limits {
+            cpu_seconds: 1,
+            memory_bytes: 1 << 30,
+            file_size_bytes: 4096,
+        }
+    }
+
+    #[tokio::test]
+    async fn run_limited_kills_a_program_past_its_cpu_limit() {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("while :; do :; done");
+        let start = std::time::Instant::now();
+        let done = run_limited(cmd, Duration::from_secs(30), Sandbox::default(), small_limits())
+            .await
+            .unwrap();
+        assert!(!done.timed_out, "the CPU limit, not the timeout, must end it");
+        assert_eq!(done.code, None);
+        let sig = done.signal.expect("killed by a signal");
+        assert!(sig == libc::SIGXCPU || sig == libc::SIGKILL, "signal {sig}");
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    }
+
+    #[tokio::test]
+    async fn run_limited_enforces_the_file_size_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("big");
+        let mut cmd = Command::new("sh");
+        // dd writes 64 KiB to a file while the limit is 4 KiB: SIGXFSZ.
+        cmd.arg("-c").arg(format!(
+            "dd if=/dev/zero of={} bs=1024 count=64 2>/dev/null; echo after",
+            file.display()
+        ));
+        let done = run_limited(cmd, Duration::from_secs(20), Sandbox::default(), small_limits())
+            .await
+            .unwrap();
+        assert!(!done.timed_out);
+        let len = std::fs::metadata(&file).unwrap().len();
+        assert!(len <= 4096, "file grew to {len} bytes");
+        assert_eq!(done.code, Some(0), "the shell goes on after dd dies: {done:?}");
+        assert!(done.stdout.contains("after"));
+    }
+
+    #[tokio::test]
+    async fn run_limited_truncates_captured_output_and_sets_the_limits() {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("grep -E 'Max (cpu time|address space|core)' /proc/self/limits; head -c 100000 /dev/zero");
+        let done = run_limited(cmd, Duration::from_secs(20), Sandbox::default(), small_limits())
+            .await
+            .unwrap();
+        assert_eq!(done.code, Some(0));
+        assert!(done.stdout.len() <= 4096, "{}", done.stdout.len());
+        assert!(done.stdout.contains("Max cpu time"), "{}", done.stdout);
+        let unlimited = small_limits().without_memory_limit();
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("grep 'Max address space' /proc/self/limits");
+        let done = run_limited(cmd, Duration::from_secs(20), Sandbox::default(), unlimited)
+            .await
+            .unwrap();
+        assert!(done.stdout.contains("unlimited"), "{}", done.stdout);
     }
 }

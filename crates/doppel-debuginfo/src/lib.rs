@@ -23,14 +23,18 @@
 //!
 //! The types below are the plain data that crosses these steps.
 
+pub mod augment;
+pub mod campaign;
 pub mod check;
 pub mod config;
-pub mod campaign;
 pub mod program;
 pub mod replay;
+pub mod seed;
+pub mod shadow;
 pub mod toolchain;
 pub mod triage;
 pub mod value;
+pub mod wellformed;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -138,7 +142,10 @@ impl CheckVerdict {
 
     /// Whether this verdict is a finding (a wrong value or a debugger failure).
     pub fn is_finding(&self) -> bool {
-        matches!(self, CheckVerdict::WrongValue { .. } | CheckVerdict::DebuggerFailure { .. })
+        matches!(
+            self,
+            CheckVerdict::WrongValue { .. } | CheckVerdict::DebuggerFailure { .. }
+        )
     }
 }
 
