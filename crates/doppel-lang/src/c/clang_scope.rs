@@ -802,16 +802,23 @@ int main(void) { return f(1, 0) + h(); }
             .collect()
     }
 
-    async fn map_of(src: &str) -> ScopeMap {
+    async fn map_of(src: &str, clang: &str) -> ScopeMap {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("t.c");
         std::fs::write(&f, src).unwrap();
-        scopes(&f, "clang", &[]).await.unwrap()
+        scopes(&f, clang, &[]).await.unwrap()
     }
 
     #[tokio::test]
     async fn visible_variables_follow_declarations_blocks_and_shadowing() {
-        let m = map_of(PROG).await;
+        for clang in ["clang", "clang-16", "clang-19"] {
+            if process::which(clang).is_some() {
+                check_prog(map_of(PROG, clang).await);
+            }
+        }
+    }
+
+    fn check_prog(m: ScopeMap) {
         // Outside functions and on the header line: nothing.
         assert!(m.visible_at(3).is_empty());
         assert!(m.visible_at(4).is_empty());
