@@ -39,51 +39,9 @@ pub mod wellformed;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What kind of value a variable holds, which decides how its value is
-/// printed in the shadow program and compared with the debugger's text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum VarKind {
-    /// An integer type (including `char`, `_Bool`, enums and the `<stdint.h>`
-    /// typedefs): `bits` wide, signed or not.
-    Integer { signed: bool, bits: u8 },
-    /// A pointer: compared by whether it is null (addresses differ between
-    /// builds).
-    Pointer,
-    /// An array of `len` integers of `elem`.
-    Array { elem: Box<VarKind>, len: u32 },
-    /// A struct (compared field by field where both sides render it).
-    Struct,
-    /// Anything else (floating point, unions, function pointers): not checked.
-    Other,
-}
-
-impl VarKind {
-    /// Short stable name for signatures and statistics (`int`, `pointer`,
-    /// `array`, `struct`, `other`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            VarKind::Integer { .. } => "int",
-            VarKind::Pointer => "pointer",
-            VarKind::Array { .. } => "array",
-            VarKind::Struct => "struct",
-            VarKind::Other => "other",
-        }
-    }
-}
-
-/// A variable visible at a line, as the scope oracle found it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ScopedVariable {
-    pub name: String,
-    /// The type as written (`int32_t`, `uint8_t *`).
-    pub type_name: String,
-    pub kind: VarKind,
-    /// A formal parameter rather than a local.
-    pub parameter: bool,
-    /// Line (1-based) of its declaration.
-    pub declared_at: u32,
-}
+/// The scope oracle's types (section 4.1) live with the C analysis that
+/// produces them.
+pub use doppel_lang::c::clang_scope::{ScopedVariable, VarKind};
 
 /// An actionable pair (s, v) of the paper: a covered line `line` (1-based)
 /// where a statement starts and a variable in scope there.

@@ -10,6 +10,12 @@
 //! with a count-0 line (an unlisted line next to executed code may belong to
 //! it, like the second line of a multi-line `for` header); it is
 //! `[Pos(first, 1), Pos(last + 1, 1))`.
+//!
+//! The same gcov run gives [`line_counts`]: the execution count of each line
+//! holding code, from which debug-information validation takes the set S of
+//! covered lines (Li, Ding, Zhang & Italiano, PLDI 2020, section 4.1: "we
+//! build a set S such that every element in S is a line covered in the
+//! program P").
 
 use crate::edit::Pos;
 use crate::transform::Coverage;
@@ -36,7 +42,42 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// without writing coverage data (a crash, `abort`), gcov fails or its
 /// output cannot be read.
 pub async fn collect(source: &Path, timeout: Duration, limits: Limits) -> Result<Coverage, String> {
-    let text = std::fs::read_to_string(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+    let text = read_source(source)?;
+    let counts = run_gcov(source, &text, &[], timeout, limits).await?;
+    Ok(dead_ranges(&counts, text.lines().count() as u32))
+}
+
+/// Execution count of each line of `source` that holds code (1-based line
+/// -> times executed; lines without code are absent), from one run of the
+/// program built with `gcc -O0 -g --coverage` plus `extra_flags` (such as
+/// `-w`, `-I/usr/include/csmith`), run with no arguments and empty stdin,
+/// its output discarded, under `limits` and `timeout`. A line listed twice
+/// by gcov (code of two functions) gets the larger count.
+///
+/// Errors: as for [`collect`].
+pub async fn line_counts(
+    source: &Path,
+    extra_flags: &[String],
+    timeout: Duration,
+    limits: Limits,
+) -> Result<BTreeMap<u32, u64>, String> {
+    let text = read_source(source)?;
+    run_gcov(source, &text, extra_flags, timeout, limits).await
+}
+
+fn read_source(source: &Path) -> Result<String, String> {
+    std::fs::read_to_string(source).map_err(|e| format!("cannot read {}: {e}", source.display()))
+}
+
+/// Builds a copy of `text` (the contents of `source`) with coverage in a
+/// temporary directory, runs it, and reads gcov's line counts.
+async fn run_gcov(
+    source: &Path,
+    text: &str,
+    extra_flags: &[String],
+    timeout: Duration,
+    limits: Limits,
+) -> Result<BTreeMap<u32, u64>, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let name = source
         .file_name()
@@ -44,11 +85,13 @@ pub async fn collect(source: &Path, timeout: Duration, limits: Limits) -> Result
         .filter(|n| n.ends_with(".c") && !n.starts_with('-'))
         .unwrap_or("subject.c")
         .to_string();
-    std::fs::write(dir.path().join(&name), &text).map_err(|e| format!("cannot copy the source: {e}"))?;
+    std::fs::write(dir.path().join(&name), text).map_err(|e| format!("cannot copy the source: {e}"))?;
 
     let mut cc = Command::new("gcc");
     cc.current_dir(dir.path())
-        .args(["-O0", "-g", "--coverage", "-o", "prog", &name, "-lm"]);
+        .args(["-O0", "-g", "--coverage"])
+        .args(extra_flags)
+        .args(["-o", "prog", &name, "-lm"]);
     if let Some(parent) = source.parent().filter(|p| !p.as_os_str().is_empty()) {
         cc.arg("-I").arg(parent);
     }
@@ -88,8 +131,7 @@ pub async fn collect(source: &Path, timeout: Duration, limits: Limits) -> Result
         .ok_or_else(|| format!("the program wrote no coverage data ({status})"))?;
 
     let json = gcov_json(dir.path(), &gcda).await?;
-    let counts = line_counts(&json, &name)?;
-    Ok(dead_ranges(&counts, text.lines().count() as u32))
+    parse_gcov_json(&json, &name)
 }
 
 /// gcov's JSON for `gcda`: `--stdout` (gcc 12), else the `.gcov.json.gz`
@@ -132,7 +174,7 @@ async fn gcov_json(dir: &Path, gcda: &str) -> Result<String, String> {
 /// lists (the largest count when a line is listed twice).
 ///
 /// Errors: the text is not gcov JSON.
-fn line_counts(json: &str, name: &str) -> Result<BTreeMap<u32, u64>, String> {
+fn parse_gcov_json(json: &str, name: &str) -> Result<BTreeMap<u32, u64>, String> {
     let mut counts = BTreeMap::new();
     let mut docs = 0;
     for doc in serde_json::Deserializer::from_str(json).into_iter::<serde_json::Value>() {
@@ -198,9 +240,9 @@ mod tests {
     fn gcov_json_lines_of_the_named_file_only() {
         let json = r#"{"files":[{"file":"other.h","lines":[{"line_number":3,"count":0}]},
             {"file":"t.c","lines":[{"line_number":2,"count":0},{"line_number":2,"count":4},{"line_number":5,"count":0}]}]}"#;
-        let counts = line_counts(json, "t.c").unwrap();
+        let counts = parse_gcov_json(json, "t.c").unwrap();
         assert_eq!(counts.into_iter().collect::<Vec<_>>(), vec![(2, 4), (5, 0)]);
-        assert!(line_counts("not json", "t.c").is_err());
+        assert!(parse_gcov_json("not json", "t.c").is_err());
     }
 
     const PROG: &str = r#"#include <stdio.h>
@@ -287,5 +329,49 @@ int main(int argc, char **argv) {
             .await
             .unwrap_err();
         assert!(err.contains("cannot read"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn line_counts_are_exact_and_extra_flags_reach_gcc() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(dir.path(), PROG);
+        let counts = line_counts(&f, &[], Duration::from_secs(20), Limits::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            vec![
+                (4, 0),
+                (6, 0),
+                (7, 0),
+                (10, 1),
+                (11, 1),
+                (12, 1),
+                (13, 0),
+                (14, 0),
+                (16, 1),
+                (17, 1)
+            ]
+        );
+
+        // N comes from the extra flags; -w silences the implicit declaration.
+        let f = write(
+            dir.path(),
+            "int main(void) {\n    int s = 0;\n    for (int i = 0; i < N; i++)\n        s += i;\n    return s - s;\n}\n",
+        );
+        let flags = ["-DN=3".to_string(), "-w".to_string()];
+        let counts = line_counts(&f, &flags, Duration::from_secs(20), Limits::default())
+            .await
+            .unwrap();
+        // The `for` header runs 4 times (3 passes and the exit test); the
+        // closing brace holds no code of its own.
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            vec![(1, 1), (2, 1), (3, 4), (4, 3), (5, 1)]
+        );
+        let err = line_counts(&f, &[], Duration::from_secs(20), Limits::default())
+            .await
+            .unwrap_err();
+        assert!(err.contains("gcc"), "{err}");
     }
 }

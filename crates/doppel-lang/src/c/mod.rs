@@ -1,8 +1,14 @@
 //! C: syntax (tree-sitter-c), compilation (gcc/clang into a build cache),
-//! line coverage of a run (gcov) and the ISSTA'19 program transformations.
+//! line coverage of a run (gcov) and the ISSTA'19 program transformations;
+//! for debug-information validation (PLDI'20): the scope oracle from clang's
+//! JSON AST (`clang_scope`), statement-start lines (`statements`) and the
+//! `is_stmt` lines of a binary's line table (`linetable`).
 
+pub mod clang_scope;
 mod compile;
 pub mod coverage;
+pub mod linetable;
+pub mod statements;
 mod syntax;
 pub mod transform;
 
