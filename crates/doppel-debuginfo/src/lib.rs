@@ -23,6 +23,7 @@
 //!
 //! The types below are the plain data that crosses these steps.
 
+pub mod bisect;
 pub mod toolchain;
 
 use serde::{Deserialize, Serialize};
@@ -131,7 +132,10 @@ impl CheckVerdict {
 
     /// Whether this verdict is a finding (a wrong value or a debugger failure).
     pub fn is_finding(&self) -> bool {
-        matches!(self, CheckVerdict::WrongValue { .. } | CheckVerdict::DebuggerFailure { .. })
+        matches!(
+            self,
+            CheckVerdict::WrongValue { .. } | CheckVerdict::DebuggerFailure { .. }
+        )
     }
 }
 

@@ -92,7 +92,10 @@ impl Compiler {
 fn version_number(line: &str) -> String {
     line.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
         .filter(|w| w.contains('.') && w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .find(|w| w.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '-')))
+        .find(|w| {
+            w.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '-'))
+        })
         .map(|w| w.split('-').next().unwrap_or(w).to_string())
         .unwrap_or_default()
 }
