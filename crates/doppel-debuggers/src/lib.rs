@@ -95,6 +95,22 @@ pub enum BackendError {
     Other(String),
 }
 
+/// The answer to [`Debugger::evaluate`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "evaluation", rename_all = "snake_case")]
+pub enum Evaluation {
+    /// The debugger's rendering (`42`, `-5 '\373'`, `<optimized out>`,
+    /// `{1, 2, 3}`; aggregates with children where the protocol gives them).
+    Value(doppel_core::Value),
+    /// The debugger answered with an error (`No symbol "x" in current context.`).
+    Refused(String),
+    /// The debugger failed (crash, timeout, protocol error): an
+    /// [`Output::Failed`].
+    Failed(Output),
+    /// The backend cannot evaluate expressions.
+    Unsupported,
+}
+
 /// One debugger under test, driven through its machine interface.
 ///
 /// A run is `load`, any number of `set_breakpoint`/`remove_breakpoint`,
@@ -138,6 +154,18 @@ pub trait Debugger: Send {
 
     /// The protocol messages exchanged since the last call, oldest first.
     fn take_transcript(&mut self) -> Vec<RawMessage>;
+
+    /// Prints `expression` (a variable name) in the top frame of the paused
+    /// program, as the debugger's own print command does: the "print v" of
+    /// PLDI'20 Algorithm 1. A variable list can miss what print shows: GDB/MI's
+    /// `-stack-list-variables` leaves out locals whose DWARF holds a constant
+    /// value (`DW_AT_const_value`) or no location at all, `info locals` and
+    /// `print` do not. Backends that cannot evaluate answer
+    /// [`Evaluation::Unsupported`] (the default).
+    async fn evaluate(&mut self, expression: &str) -> Evaluation {
+        let _ = expression;
+        Evaluation::Unsupported
+    }
 
     /// The inferior's stdout and stderr since `load`, as far as captured.
     fn program_output(&self) -> String {

@@ -36,6 +36,9 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
 
+/// Most oracle calls of one GCC flag bisection (each a build and a check).
+const GCC_MAX_CHECKS: u32 = 60;
+
 /// The technique name in the store.
 pub const TECHNIQUE: &str = "debuginfo";
 
@@ -215,10 +218,26 @@ async fn run_program(
     let subject = program_subject(p, &text);
     let ready = match &prep {
         Preparation::Rejected { stage, reason, .. } => {
-            shared.stats.lock().await.rejected.entry(stage.clone()).and_modify(|n| *n += 1).or_insert(1);
-            let record = program_record(spec, p, &subject, &text, &prep, &[], Verdict::SubjectError {
-                reason: format!("rejected at {stage}: {reason}"),
-            }, started);
+            shared
+                .stats
+                .lock()
+                .await
+                .rejected
+                .entry(stage.clone())
+                .and_modify(|n| *n += 1)
+                .or_insert(1);
+            let record = program_record(
+                spec,
+                p,
+                &subject,
+                &text,
+                &prep,
+                &[],
+                Verdict::SubjectError {
+                    reason: format!("rejected at {stage}: {reason}"),
+                },
+                started,
+            );
             put(store, &record, &p.name, shared, on_progress).await;
             shared.stats.lock().await.programs += 1;
             on_progress(Progress::ProgramDone {
@@ -237,14 +256,14 @@ async fn run_program(
     let mut checks = 0usize;
     for compiler in shared.compilers.iter() {
         for level in &spec.config.levels {
-            let builds = match program::builds(p, &ready.references, compiler, level, &[], &shared.cache).await {
-                Ok(b) => b,
+            let checked = match program::check_level(p, &ready.references, compiler, level, &shared.cache, dbgs).await {
+                Ok(c) => c,
                 Err(e) => {
                     matrix.push(serde_json::json!({"compiler": compiler.tag(), "level": level, "error": e}));
                     continue;
                 }
             };
-            let cells = program::check_builds(&builds, dbgs).await;
+            let (builds, cells) = (checked.builds, checked.cells);
             let counts = program::verdict_counts(&cells);
             {
                 let mut s = shared.stats.lock().await;
@@ -285,12 +304,16 @@ async fn run_program(
                         ast_node: syntax.ast_node_type(reference.pair.line),
                     };
                     let culprit = if spec.config.bisect && matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
-                        culprit_for(spec, &f, dbgs, shared).await
+                        culprit_for(&f, dbgs, shared).await
                     } else {
                         None
                     };
                     let record = finding_record(spec, &f, culprit.as_ref());
-                    let class = record.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default();
+                    let class = record
+                        .verdict
+                        .finding()
+                        .map(|f| f.class.to_string())
+                        .unwrap_or_default();
                     if put(store, &record, &p.name, shared, on_progress).await {
                         findings += 1;
                         shared.stats.lock().await.findings += 1;
@@ -345,7 +368,6 @@ impl FindingInput<'_> {
 /// The culprit of a wrong value: bisected once per signature (without
 /// culprit) in this campaign, reused for the class's later members.
 async fn culprit_for(
-    spec: &DebuginfoSpec,
     f: &FindingInput<'_>,
     dbgs: &mut [(String, Box<dyn Debugger>)],
     shared: &Shared,
@@ -363,6 +385,7 @@ async fn culprit_for(
     let dbg = dbgs.iter_mut().find(|(n, _)| n == f.debugger).map(|(_, d)| d)?;
     let mut oracle = RebuildOracle {
         program: f.program,
+        augmented: f.build.augmented.iter().copied().collect(),
         reference: f.reference.clone(),
         compiler: &f.build.compiler,
         level: &f.build.level,
@@ -371,10 +394,30 @@ async fn culprit_for(
     };
     let result = match f.build.compiler.family {
         Family::Clang => {
-            bisect::bisect_clang(&mut oracle, &f.build.compiler, &f.build.level, &f.build.subject.source, &program::include_flags()).await
+            bisect::bisect_clang(
+                &mut oracle,
+                &f.build.compiler,
+                &f.build.level,
+                &f.build.subject.source,
+                &program::include_flags(),
+            )
+            .await
         }
-        Family::Gcc => bisect::bisect_gcc(&mut oracle, &f.build.compiler, &f.build.level, spec.config.max_gcc_flags()).await,
+        Family::Gcc => match bisect::gcc_enabled_flags(&f.build.compiler, &f.build.level).await {
+            Ok(flags) => {
+                bisect::bisect_gcc(
+                    &mut oracle,
+                    &flags,
+                    bisect::GccStrategy::Halving { max: GCC_MAX_CHECKS },
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        },
     };
+    if let Err(e) = &result {
+        tracing::warn!("bisection of {key} failed: {e}");
+    }
     shared.stats.lock().await.bisections += 1;
     let culprit = result.ok();
     shared.bisected.lock().await.insert(key, culprit.clone());
@@ -384,6 +427,7 @@ async fn culprit_for(
 /// Rebuilds the program with extra flags and re-checks one pair.
 struct RebuildOracle<'a> {
     program: &'a Program,
+    augmented: std::collections::BTreeSet<u32>,
     reference: Reference,
     compiler: &'a Compiler,
     level: &'a str,
@@ -391,14 +435,19 @@ struct RebuildOracle<'a> {
     cache: &'a BuildCache,
 }
 
+#[async_trait::async_trait]
 impl bisect::Oracle for RebuildOracle<'_> {
     async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
-        let refs = [self.reference.clone()];
-        let builds = program::builds(self.program, &refs, self.compiler, self.level, extra_flags, self.cache).await?;
-        let Some(b) = builds.first() else {
-            return Ok(false);
-        };
-        let session = crate::check::check_binary(self.debugger, &b.subject, &b.references).await;
+        let (subject, _) = program::build(
+            self.program,
+            self.compiler,
+            self.level,
+            extra_flags,
+            &self.augmented,
+            self.cache,
+        )
+        .await?;
+        let session = crate::check::check_binary(self.debugger, &subject, std::slice::from_ref(&self.reference)).await;
         Ok(session
             .verdicts
             .first()
@@ -468,7 +517,10 @@ fn program_record(
 
 fn session_record(spec: &DebuginfoSpec, p: &Program, b: &Build, cell: &Cell) -> RunRecord {
     let s = &cell.session;
-    let failed = s.verdicts.iter().any(|v| matches!(v.verdict, CheckVerdict::DebuggerFailure { .. }));
+    let failed = s
+        .verdicts
+        .iter()
+        .any(|v| matches!(v.verdict, CheckVerdict::DebuggerFailure { .. }));
     let verdict = if failed {
         Verdict::Inconclusive {
             actions: s.pauses as usize,
@@ -524,7 +576,7 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
     let b = f.build;
     let suspect = f.suspect();
     let kind = f.reference.pair.variable.kind.name();
-    let culprit_name = culprit.and_then(|c| c.name());
+    let culprit_name = culprit.map(|c| c.signature());
     let (divergence, detail) = match &f.verdict.verdict {
         CheckVerdict::WrongValue { expected, actual } => (
             DivergenceKind::WrongValue,
@@ -559,7 +611,8 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
         transformations: None,
         signature: Some(format!("{signature},{}", f.debugger)),
     };
-    let augmented_text = (!b.augmented.is_empty()).then(|| std::fs::read_to_string(&b.subject.source).unwrap_or_default());
+    let augmented_text =
+        (!b.augmented.is_empty()).then(|| std::fs::read_to_string(&b.subject.source).unwrap_or_default());
     RunRecord {
         id: None,
         key: format!(

@@ -10,9 +10,11 @@
 //! - a breakpoint the debugger rejected, or put on another line than s
 //!   (no `is_stmt` row for s: line augmentation's job), is `NotHit` with the
 //!   reason, and the breakpoint is removed again so it cannot pause elsewhere;
-//! - a pause at s compares v's normalized value ([`crate::value`]) with the
-//!   reference: `Match`, `WrongValue`, `OptimizedOut`, or `NotAvailable`
-//!   (v not among the frame's variables, or unreadable);
+//! - a pause at s prints v ([`Debugger::evaluate`], the paper's "print v";
+//!   the frame's variable list where a backend cannot print) and compares
+//!   its normalized value ([`crate::value`]) with the reference: `Match`,
+//!   `WrongValue`, `OptimizedOut`, or `NotAvailable` (no such variable in
+//!   scope, or unreadable);
 //! - a line never paused at before the program ended is `NotHit`;
 //! - a debugger failure (crash, hang, protocol error) makes every pair
 //!   still pending `DebuggerFailure`, with the failure's detail.
@@ -20,7 +22,7 @@
 use crate::value::{self, Shown};
 use crate::{CheckVerdict, Reference};
 use doppel_core::{Action, Event, EventKind, ExecAction, Location, Output, Subject, Trace};
-use doppel_debuggers::Debugger;
+use doppel_debuggers::{Debugger, Evaluation};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -82,7 +84,9 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
     if let Output::Failed { detail, .. } = &loaded {
         rec.output(loaded.clone());
         ending = format!("debugger failure: {detail}");
-        fill(&mut verdicts, references, |_| CheckVerdict::DebuggerFailure { detail: detail.clone() });
+        fill(&mut verdicts, references, |_| CheckVerdict::DebuggerFailure {
+            detail: detail.clone(),
+        });
         debugger.reset().await;
         return finish(verdicts, rec, ending, pauses, started);
     }
@@ -97,9 +101,7 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
         let _ = debugger.take_transcript();
         rec.output(out.clone());
         match out {
-            Output::BreakpointSet {
-                resolved: Some(r), ..
-            } if r.line == line => {
+            Output::BreakpointSet { resolved: Some(r), .. } if r.line == line => {
                 pending.insert(line, idx.clone());
             }
             Output::BreakpointSet { resolved, message, .. } => {
@@ -111,7 +113,11 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                     ),
                 };
                 for &i in idx {
-                    verdicts[i] = Some(verdict(&references[i], CheckVerdict::NotHit { detail: detail.clone() }, None));
+                    verdicts[i] = Some(verdict(
+                        &references[i],
+                        CheckVerdict::NotHit { detail: detail.clone() },
+                        None,
+                    ));
                 }
                 if resolved.is_some() {
                     rec.action(Action::RemoveBreakpoint { at: at.clone() });
@@ -146,8 +152,18 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                     if here && let Some(idx) = pending.remove(&line) {
                         for i in idx {
                             let r = &references[i];
-                            let (v, shown) = judge(r, &state.variables);
+                            let printed = debugger.evaluate(&r.pair.variable.name).await;
+                            let _ = debugger.take_transcript();
+                            if let Evaluation::Failed(Output::Failed { detail, .. }) = &printed {
+                                failure = Some(detail.clone());
+                                break;
+                            }
+                            let (v, shown) = judge(r, printed, &state.variables);
                             verdicts[i] = Some(verdict(r, v, shown));
+                        }
+                        if failure.is_some() {
+                            ending = String::new();
+                            break;
                         }
                         let at = Location::line(subject.source_name.clone(), line);
                         rec.action(Action::RemoveBreakpoint { at: at.clone() });
@@ -212,19 +228,39 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
     finish(verdicts, rec, ending, pauses, started)
 }
 
-/// The verdict of reference `r` given the top frame's variables at s.
-fn judge(r: &Reference, variables: &[doppel_core::Variable]) -> (CheckVerdict, Option<String>) {
+/// The verdict of reference `r` at s: the debugger's print of v
+/// (`printed`), or, where the backend cannot print, v in the top frame's
+/// variable list.
+fn judge(r: &Reference, printed: Evaluation, variables: &[doppel_core::Variable]) -> (CheckVerdict, Option<String>) {
     let name = &r.pair.variable.name;
-    let Some(var) = variables.iter().find(|v| &v.name == name) else {
-        return (
-            CheckVerdict::NotAvailable {
-                detail: format!("{name} is not among the frame's variables"),
-            },
-            None,
-        );
+    let listed = || variables.iter().find(|v| &v.name == name).map(|v| v.value.clone());
+    let value = match printed {
+        Evaluation::Value(v) => v,
+        Evaluation::Refused(msg) => match listed() {
+            Some(v) => v,
+            None => {
+                return (
+                    CheckVerdict::NotAvailable {
+                        detail: format!("print {name}: {msg}"),
+                    },
+                    None,
+                );
+            }
+        },
+        Evaluation::Unsupported | Evaluation::Failed(_) => match listed() {
+            Some(v) => v,
+            None => {
+                return (
+                    CheckVerdict::NotAvailable {
+                        detail: format!("{name} is not among the frame's variables"),
+                    },
+                    None,
+                );
+            }
+        },
     };
-    let shown = Some(var.value.text.clone());
-    let v = match value::normalize(&r.pair.variable.kind, &var.value) {
+    let shown = Some(value.text.clone());
+    let v = match value::normalize(&r.pair.variable.kind, &value) {
         Shown::Value(actual) if actual == r.value => CheckVerdict::Match,
         Shown::Value(actual) => CheckVerdict::WrongValue {
             expected: r.value.clone(),
@@ -257,7 +293,10 @@ fn fill(verdicts: &mut [Option<PairVerdict>], refs: &[Reference], f: impl Fn(&Re
 
 fn finish(verdicts: Vec<Option<PairVerdict>>, rec: Recorder, ending: String, pauses: u32, started: Instant) -> Session {
     Session {
-        verdicts: verdicts.into_iter().map(|v| v.expect("every pair has a verdict")).collect(),
+        verdicts: verdicts
+            .into_iter()
+            .map(|v| v.expect("every pair has a verdict"))
+            .collect(),
         trace: rec.trace,
         ending,
         pauses,

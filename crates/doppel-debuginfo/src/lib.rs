@@ -23,15 +23,15 @@
 //!
 //! The types below are the plain data that crosses these steps.
 
-pub mod augment;;
-pub mod bisect;;
-pub mod campaign;;
-pub mod check;;
-pub mod config;;
-pub mod program;;
-pub mod replay;;
-pub mod seed;;
-pub mod shadow;;
+pub mod augment;
+pub mod bisect;
+pub mod campaign;
+pub mod check;
+pub mod config;
+pub mod program;
+pub mod replay;
+pub mod seed;
+pub mod shadow;
 pub mod toolchain;
 pub mod triage;
 pub mod value;

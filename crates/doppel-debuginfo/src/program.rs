@@ -6,7 +6,7 @@
 use crate::check::{self, Session};
 use crate::config::DebuginfoConfig;
 use crate::toolchain::Compiler;
-use crate::{Pair, Reference, augment, shadow, wellformed};
+use crate::{CheckVerdict, Pair, Reference, augment, shadow, wellformed};
 use doppel_core::Subject;
 use doppel_core::process::Limits;
 use doppel_debuggers::Debugger;
@@ -70,7 +70,11 @@ pub enum Preparation {
     Ready(Box<Ready>),
     /// The program was rejected at `stage` (`seed`, `coverage`, `scopes`,
     /// `shadow`, `pairs`) for `reason`.
-    Rejected { stage: String, reason: String, seconds: f64 },
+    Rejected {
+        stage: String,
+        reason: String,
+        seconds: f64,
+    },
 }
 
 /// A prepared program: its references and the bookkeeping of how many
@@ -112,7 +116,13 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
     };
     let seed_check = wellformed::check_seed(&program.source, &check_config).await;
     if let wellformed::SeedCheck::Rejected { reason, detail, .. } = &seed_check {
-        return reject("seed", format!("{}: {detail}", serde_json::to_string(reason).unwrap_or_default().trim_matches('"')));
+        return reject(
+            "seed",
+            format!(
+                "{}: {detail}",
+                serde_json::to_string(reason).unwrap_or_default().trim_matches('"')
+            ),
+        );
     }
     let text = match std::fs::read_to_string(&program.source) {
         Ok(t) => t,
@@ -128,7 +138,13 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         .copied()
         .filter(|l| counts.get(l).is_some_and(|&n| n > 0))
         .collect();
-    let scopes = match clang_scope::scopes(&program.source, &wellformed::sanitizer_clang(), &[PathBuf::from("/usr/include/csmith")]).await {
+    let scopes = match clang_scope::scopes(
+        &program.source,
+        &wellformed::sanitizer_clang(),
+        &[PathBuf::from("/usr/include/csmith")],
+    )
+    .await
+    {
         Ok(s) => s,
         Err(e) => return reject("scopes", e),
     };
@@ -142,13 +158,22 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
     }
     let candidates = pairs.len();
     if config.max_pairs > 0 && pairs.len() > config.max_pairs {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed ^ u64::from_str_radix(&program.hash[..15], 16).unwrap_or(0));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+            config.seed ^ u64::from_str_radix(&program.hash[..15], 16).unwrap_or(0),
+        );
         pairs.shuffle(&mut rng);
         pairs.truncate(config.max_pairs);
         pairs.sort_by(|a, b| (a.line, &a.variable.name).cmp(&(b.line, &b.variable.name)));
     }
     if pairs.is_empty() {
-        return reject("pairs", format!("no actionable pair ({} statement lines, {} covered)", starts.len(), covered.len()));
+        return reject(
+            "pairs",
+            format!(
+                "no actionable pair ({} statement lines, {} covered)",
+                starts.len(),
+                covered.len()
+            ),
+        );
     }
     let sampled = pairs.len();
     let shadowed = match shadow::validate(&program.source, &pairs, &shadow::ShadowConfig::default()).await {
@@ -181,61 +206,146 @@ pub struct Build {
     pub recipe: String,
 }
 
-/// The optimized builds of `program` at `level`: the program itself for the
-/// references whose line has an `is_stmt` row in its line table, and a
-/// line-augmented program for the others (section 4.3), built in `cache`;
-/// `extra` flags go to both (bisection switches).
+/// Builds `program` with `compiler` at `level` plus `extra` flags (bisection
+/// switches) in `cache`: the program as it is when `augmented` is empty,
+/// else the program with `opt_me_not();` before each of those lines and the
+/// barrier as a unit of its own (section 4.3). Returns the subject and its
+/// recipe.
+///
+/// Errors: the build fails (with the compiler's diagnostics).
+pub async fn build(
+    program: &Program,
+    compiler: &Compiler,
+    level: &str,
+    extra: &[String],
+    augmented: &BTreeSet<u32>,
+    cache: &BuildCache,
+) -> Result<(Subject, String), String> {
+    // The include directory of Csmith's headers is among COMMON_FLAGS.
+    let flags = extra.to_vec();
+    if augmented.is_empty() {
+        let recipe = compiler.recipe(level, &flags, &[]);
+        let subject = cache
+            .build(&program.source, &program.name, &recipe)
+            .await
+            .map_err(|e| format!("{} -{level}: {e}", compiler.name))?;
+        return Ok((subject, recipe.to_string()));
+    }
+    let (source, barrier) = augmented_source(program, augmented, cache.dir())?;
+    let recipe = compiler.recipe(level, &flags, &[barrier.as_path()]);
+    let subject = cache
+        .build(&source, &program.name, &recipe)
+        .await
+        .map_err(|e| format!("{} -{level} (augmented): {e}", compiler.name))?;
+    Ok((subject, recipe.to_string()))
+}
+
+/// The lines of `subject`'s source with an `is_stmt` row in its binary's
+/// line table.
+///
+/// Errors: no binary, or an unreadable line table.
+pub fn stmt_lines(subject: &Subject) -> Result<BTreeSet<u32>, String> {
+    let binary = subject.binary.as_ref().ok_or("the build has no binary")?;
+    linetable::stmt_lines(binary, &subject.source_name)
+}
+
+/// The checks of `program` at one (compiler, level): the builds and one
+/// session per (build, debugger).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LevelCheck {
+    pub builds: Vec<Build>,
+    pub cells: Vec<Cell>,
+}
+
+/// Checks `references` in the optimized builds of `program` at `level`
+/// with every debugger, in two steps:
+/// 1. the program as it is, for the references whose line has an
+///    `is_stmt` row in its line table;
+/// 2. the line-augmented program (section 4.3) for the others, and for the
+///    references of step 1 whose breakpoint some debugger put on another
+///    line (a prologue line, for example: its row exists, but debuggers skip
+///    the prologue). Those leave step 1's verdicts (they keep their place in
+///    its trace), so every reference has exactly one verdict per debugger.
 ///
 /// Errors: a build or line-table failure, with the reason.
-pub async fn builds(
+pub async fn check_level(
     program: &Program,
     references: &[Reference],
     compiler: &Compiler,
     level: &str,
-    extra: &[String],
     cache: &BuildCache,
-) -> Result<Vec<Build>, String> {
-    let mut flags = include_flags();
-    flags.extend(extra.iter().cloned());
-    let recipe = compiler.recipe(level, &flags, &[]);
-    let plain = cache
-        .build(&program.source, &program.name, &recipe)
-        .await
-        .map_err(|e| format!("{} -{level}: {e}", compiler.name))?;
-    let binary = plain.binary.clone().unwrap_or_default();
-    let stmt = linetable::stmt_lines(&binary, &program.file_name())?;
-    let (direct, rest): (Vec<Reference>, Vec<Reference>) =
+    debuggers: &mut [(String, Box<dyn Debugger>)],
+) -> Result<LevelCheck, String> {
+    let (plain, recipe) = build(program, compiler, level, &[], &BTreeSet::new(), cache).await?;
+    let stmt = stmt_lines(&plain)?;
+    let (direct, mut rest): (Vec<Reference>, Vec<Reference>) =
         references.iter().cloned().partition(|r| stmt.contains(&r.pair.line));
-    let mut out = Vec::new();
+    let mut builds = Vec::new();
+    let mut cells = Vec::new();
     if !direct.is_empty() {
-        out.push(Build {
+        let mut b = Build {
             compiler: compiler.clone(),
             level: level.to_string(),
             augmented: Vec::new(),
             subject: plain,
             references: direct,
-            recipe: recipe.to_string(),
-        });
+            recipe,
+        };
+        let mut mine = check_builds(std::slice::from_ref(&b), debuggers).await;
+        let moved: BTreeSet<usize> = mine
+            .iter()
+            .flat_map(|c| c.session.verdicts.iter().enumerate())
+            .filter(|(_, v)| matches!(&v.verdict, CheckVerdict::NotHit { detail } if detail.contains(MOVED)))
+            .map(|(i, _)| i)
+            .collect();
+        if !moved.is_empty() {
+            let keep = |i: &usize| !moved.contains(i);
+            rest.extend(moved.iter().map(|&i| b.references[i].clone()));
+            b.references = b
+                .references
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep(i))
+                .map(|(_, r)| r)
+                .collect();
+            for c in &mut mine {
+                c.session.verdicts = std::mem::take(&mut c.session.verdicts)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(i))
+                    .map(|(_, v)| v)
+                    .collect();
+            }
+        }
+        if !b.references.is_empty() {
+            builds.push(b);
+            cells.extend(mine);
+        }
     }
     if !rest.is_empty() {
+        rest.sort_by(|a, b| (a.pair.line, &a.pair.variable.name).cmp(&(b.pair.line, &b.pair.variable.name)));
         let lines: BTreeSet<u32> = rest.iter().map(|r| r.pair.line).collect();
-        let (source, barrier) = augmented_source(program, &lines, cache.dir())?;
-        let recipe = compiler.recipe(level, &flags, &[barrier.as_path()]);
-        let subject = cache
-            .build(&source, &program.name, &recipe)
-            .await
-            .map_err(|e| format!("{} -{level} (augmented): {e}", compiler.name))?;
-        out.push(Build {
+        let (subject, recipe) = build(program, compiler, level, &[], &lines, cache).await?;
+        let b = Build {
             compiler: compiler.clone(),
             level: level.to_string(),
             augmented: lines.into_iter().collect(),
             subject,
             references: rest,
-            recipe: recipe.to_string(),
-        });
+            recipe,
+        };
+        let index = builds.len();
+        for mut c in check_builds(std::slice::from_ref(&b), debuggers).await {
+            c.build = index;
+            cells.push(c);
+        }
+        builds.push(b);
     }
-    Ok(out)
+    Ok(LevelCheck { builds, cells })
 }
+
+/// What [`crate::check`] says of a breakpoint the debugger put on another line.
+const MOVED: &str = "went to line";
 
 /// Writes the program with `opt_me_not();` before each of `lines` under
 /// `<dir>/augmented/<hash of the result>/<file name>`, and the barrier unit

@@ -50,7 +50,8 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, debugger_config: &DebuggerC
     }
     let stored: Program = serde_json::from_value(c["program"].clone()).map_err(|e| format!("no program: {e}"))?;
     let text = c["source_text"].as_str().ok_or("no source text")?;
-    let reference: Reference = serde_json::from_value(c["reference"].clone()).map_err(|e| format!("no reference: {e}"))?;
+    let reference: Reference =
+        serde_json::from_value(c["reference"].clone()).map_err(|e| format!("no reference: {e}"))?;
     let was: Compiler = serde_json::from_value(c["compiler"].clone()).map_err(|e| format!("no compiler: {e}"))?;
     let level = c["level"].as_str().ok_or("no level")?;
     let debugger = c["debugger_name"].as_str().ok_or("no debugger")?;
@@ -62,10 +63,11 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, debugger_config: &DebuggerC
     let compiler = Compiler::discover(&was.name).await?;
     let version_changed = (compiler.version != was.version).then(|| compiler.version.clone());
     let cache = BuildCache::new(cache_dir.to_path_buf());
-    let builds = program::builds(&program, std::slice::from_ref(&reference), &compiler, level, &[], &cache).await?;
-    let build = builds.first().ok_or("no build")?;
+    let augmented: std::collections::BTreeSet<u32> =
+        serde_json::from_value(c["augmented"].clone()).map_err(|e| format!("no augmented lines: {e}"))?;
+    let (subject, _) = program::build(&program, &compiler, level, &[], &augmented, &cache).await?;
     let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
-    let session = check::check_binary(dbg.as_mut(), &build.subject, &build.references).await;
+    let session = check::check_binary(dbg.as_mut(), &subject, std::slice::from_ref(&reference)).await;
     dbg.shutdown().await;
     let verdict = session.verdicts.into_iter().next().ok_or("no verdict")?;
     Ok(Replayed {

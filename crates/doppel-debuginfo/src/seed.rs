@@ -163,6 +163,7 @@ pub async fn generate(seed: u64, config: &CsmithConfig, out_dir: &Path) -> Resul
     let out_dir = out_dir.as_path();
     let path = out_dir.join(format!("csmith-{seed}.c"));
     let failed = |detail: String| SeedError::Failed { seed, detail };
+    std::fs::create_dir_all(out_dir).map_err(|e| failed(format!("cannot create {}: {e}", out_dir.display())))?;
     let mut cmd = Command::new(csmith);
     // Csmith writes `platform.info` into its working directory.
     cmd.current_dir(out_dir);

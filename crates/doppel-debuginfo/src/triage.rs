@@ -99,7 +99,10 @@ mod tests {
     #[test]
     fn different_wrong_values_disagree_and_no_comparison_is_unconfirmed() {
         assert_eq!(suspect(&wrong("7"), &[&wrong("8")]), Suspect::Disagree);
-        assert_eq!(suspect(&wrong("7"), &[&CheckVerdict::OptimizedOut]), Suspect::Unconfirmed);
+        assert_eq!(
+            suspect(&wrong("7"), &[&CheckVerdict::OptimizedOut]),
+            Suspect::Unconfirmed
+        );
         assert_eq!(suspect(&wrong("7"), &[]), Suspect::Unconfirmed);
     }
 

@@ -107,7 +107,11 @@ fn fit(raw: i128, signed: bool, bits: u8) -> i128 {
     }
     let mask: i128 = (1i128 << bits) - 1;
     let u = raw & mask;
-    if signed && u >> (bits - 1) == 1 { u - (1i128 << bits) } else { u }
+    if signed && u >> (bits - 1) == 1 {
+        u - (1i128 << bits)
+    } else {
+        u
+    }
 }
 
 /// The byte of a C character literal as debuggers print it: `'a'`,
@@ -147,7 +151,11 @@ fn pointer(text: &str) -> Option<&'static str> {
     if digits.is_empty() {
         return None;
     }
-    Some(if digits.chars().all(|c| c == '0') { "null" } else { "non-null" })
+    Some(if digits.chars().all(|c| c == '0') {
+        "null"
+    } else {
+        "non-null"
+    })
 }
 
 /// The top-level elements of `{1, 2, 3}`, GDB's `<repeats N times>`
@@ -160,7 +168,12 @@ fn array_elements(text: &str) -> Option<Vec<String>> {
     let push = |item: &str, out: &mut Vec<String>| -> Option<()> {
         let item = item.trim();
         if let Some(i) = item.find(" <repeats ") {
-            let n: usize = item[i + 10..].trim_end_matches('>').trim_end_matches(" times").trim().parse().ok()?;
+            let n: usize = item[i + 10..]
+                .trim_end_matches('>')
+                .trim_end_matches(" times")
+                .trim()
+                .parse()
+                .ok()?;
             out.extend(std::iter::repeat_n(item[..i].to_string(), n));
         } else if !item.is_empty() {
             out.push(item.to_string());

@@ -1,9 +1,9 @@
 //! The batched checker against real GDB and LLDB on a small optimized
 //! program whose values at two lines are known.
 
+use doppel_debuggers::{DebuggerConfig, registry};
 use doppel_debuginfo::check::check_binary;
 use doppel_debuginfo::{CheckVerdict, Pair, Reference, ScopedVariable, VarKind};
-use doppel_debuggers::{DebuggerConfig, registry};
 use doppel_lang::c::{BuildCache, BuildRecipe};
 
 const PROGRAM: &str = r#"#include <stdio.h>
@@ -106,7 +106,8 @@ async fn optimized_builds_give_a_verdict_for_every_pair() {
             assert_eq!(v.len(), 7);
             // Nothing in this program makes a debugger fail.
             assert!(
-                !v.iter().any(|(_, _, x)| matches!(x, CheckVerdict::DebuggerFailure { .. })),
+                !v.iter()
+                    .any(|(_, _, x)| matches!(x, CheckVerdict::DebuggerFailure { .. })),
                 "{dbg} {cc}: {v:?}"
             );
         }

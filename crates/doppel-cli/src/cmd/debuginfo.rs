@@ -120,18 +120,25 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
 async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec<Program>> {
     let mut out = Vec::new();
     if let Some(n) = a.csmith {
+        // N programs: seeds whose program is too small (PLDI'20 keeps
+        // programs of at least 4,000 bytes) are skipped, up to 10 N seeds.
         let dir = spec.cache_dir.join("csmith");
         let config = CsmithConfig::default();
-        for i in 0..n {
-            let s = spec.config.seed.wrapping_add(i);
+        let mut s = spec.config.seed;
+        let mut made = 0;
+        while made < n && s < spec.config.seed.saturating_add(10 * n.max(1)) {
             match seed::generate(s, &config, &dir).await {
                 Ok(g) => {
                     let mut p = Program::from_file(&format!("csmith-{s}.c"), &g.path).map_err(anyhow::Error::msg)?;
                     p.csmith = Some((s, g.options.clone()));
                     out.push(p);
+                    made += 1;
                 }
+                Err(seed::SeedError::TooSmall { .. }) => {}
+                Err(seed::SeedError::CsmithMissing) => anyhow::bail!("{}", seed::SeedError::CsmithMissing),
                 Err(e) => eprintln!("warning: Csmith seed {s}: {e}"),
             }
+            s += 1;
         }
     }
     let paths = if a.paths.is_empty() && a.csmith.is_none() {
@@ -180,7 +187,11 @@ pub async fn run(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Exi
     );
     let bar = super::progress_bar(a.quiet, "programs");
     let on_progress = |p: Progress| match p {
-        Progress::Started { total, skipped, missing } => {
+        Progress::Started {
+            total,
+            skipped,
+            missing,
+        } => {
             bar.set_length(total as u64);
             for m in missing {
                 bar.suspend(|| eprintln!("warning: {m}; going on without it"));
@@ -189,7 +200,11 @@ pub async fn run(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Exi
                 bar.suspend(|| eprintln!("resuming: {skipped} programs already stored are skipped"));
             }
         }
-        Progress::ProgramDone { name, outcome, findings } => {
+        Progress::ProgramDone {
+            name,
+            outcome,
+            findings,
+        } => {
             bar.inc(1);
             bar.set_message(format!("{name}: {outcome}, {findings} findings"));
         }
@@ -211,7 +226,11 @@ pub async fn run(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Exi
         "this invocation: {} programs ({} rejected: {}), {} references, {} sessions ({:.1} s), checks: {}; {} findings, {} bisections, {} skipped (resume){}",
         stats.programs,
         stats.rejected.values().sum::<usize>(),
-        if rejected.is_empty() { "none".to_string() } else { rejected.join(", ") },
+        if rejected.is_empty() {
+            "none".to_string()
+        } else {
+            rejected.join(", ")
+        },
         stats.references,
         stats.sessions,
         stats.session_seconds,

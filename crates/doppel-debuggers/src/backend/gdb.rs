@@ -32,7 +32,7 @@
 use super::Fail;
 use crate::protocol::gdbmi::{self, Line, Value as Mi};
 use crate::registry::BackendEntry;
-use crate::{BackendError, Capabilities, Debugger, DebuggerConfig};
+use crate::{BackendError, Capabilities, Debugger, DebuggerConfig, Evaluation};
 use async_trait::async_trait;
 use doppel_core::process::{self, ProcessGuard};
 use doppel_core::{
@@ -741,6 +741,24 @@ impl Debugger for Gdb {
 
     fn program_output(&self) -> String {
         std::fs::read_to_string(self.output_file()).unwrap_or_default()
+    }
+
+    /// `-data-evaluate-expression`: what the CLI's `print` shows.
+    async fn evaluate(&mut self, expression: &str) -> Evaluation {
+        match self
+            .command(&format!("-data-evaluate-expression {}", mi_quote(expression)))
+            .await
+        {
+            Ok(r) => {
+                let text = r.str("value").unwrap_or("").to_string();
+                Evaluation::Value(Value {
+                    children: gdb_value_children(&text, self.cfg.value_depth),
+                    text,
+                })
+            }
+            Err(Fail::Protocol(msg)) => Evaluation::Refused(msg),
+            Err(f) => Evaluation::Failed(f.output()),
+        }
     }
 }
 

@@ -331,6 +331,8 @@ pub struct Lldb {
     lines: BTreeSet<u32>,
     launch_seq: Option<i64>,
     thread: Option<i64>,
+    /// The DAP id of the top frame of the last pause (for `evaluate`).
+    top_frame: Option<i64>,
     output: String,
 }
 
@@ -356,6 +358,7 @@ impl Lldb {
             lines: BTreeSet::new(),
             launch_seq: None,
             thread: None,
+            top_frame: None,
             output: String::new(),
         })
     }
@@ -746,7 +749,8 @@ impl Lldb {
             .and_then(|f| f.location.clone())
             .unwrap_or_else(|| Location::line("??", 0));
         let mut variables = Vec::new();
-        if let Some(frame_id) = frames.first().and_then(|f| f["id"].as_i64()) {
+        self.top_frame = frames.first().and_then(|f| f["id"].as_i64());
+        if let Some(frame_id) = self.top_frame {
             let scopes = self.request("scopes", json!({"frameId": frame_id})).await?;
             let locals = scopes["scopes"]
                 .as_array()
@@ -1049,6 +1053,41 @@ impl Debugger for Lldb {
             self.transcript.extend(s.dap.take_transcript());
         }
         std::mem::take(&mut self.transcript)
+    }
+
+    /// DAP `evaluate` in the `hover` context: lldb-dap resolves the name as
+    /// a variable path of the top frame (`frame variable v`), without
+    /// compiling an expression (which can fail with "Couldn't materialize").
+    async fn evaluate(&mut self, expression: &str) -> crate::Evaluation {
+        use crate::Evaluation;
+        let Some(frame_id) = self.top_frame else {
+            return Evaluation::Refused("the program is not paused".into());
+        };
+        let body = match self
+            .request(
+                "evaluate",
+                json!({"expression": expression, "context": "hover", "frameId": frame_id}),
+            )
+            .await
+        {
+            Ok(b) => b,
+            Err(Fail::Protocol(msg)) => return Evaluation::Refused(msg),
+            Err(f) => return Evaluation::Failed(f.output()),
+        };
+        let text = body["result"].as_str().unwrap_or("").to_string();
+        let reference = body["variablesReference"].as_i64().unwrap_or(0);
+        let is_pointer = body["type"]
+            .as_str()
+            .is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
+        let children = if reference > 0 && !is_pointer && !text.contains('"') {
+            match self.variables(reference, self.cfg.value_depth.saturating_sub(1)).await {
+                Ok(c) => c,
+                Err(f) => return Evaluation::Failed(f.output()),
+            }
+        } else {
+            Vec::new()
+        };
+        Evaluation::Value(Value { text, children })
     }
 
     fn program_output(&self) -> String {
