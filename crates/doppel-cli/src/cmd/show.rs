@@ -45,6 +45,10 @@ pub async fn run(a: ShowArgs, db: &str) -> anyhow::Result<ExitCode> {
         show_metamorphic(&r);
         return Ok(ExitCode::SUCCESS);
     }
+    if r.technique == doppel_debuginfo::campaign::TECHNIQUE {
+        show_debuginfo(&r);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     let mut header = vec!["#".to_string(), "action".to_string()];
@@ -101,4 +105,110 @@ fn show_metamorphic(r: &doppel_core::RunRecord) {
         }
         println!("{t}");
     }
+}
+
+/// A debug-information record: a finding with its source context, a
+/// session's verdicts, or a program's preparation and matrix.
+fn show_debuginfo(r: &doppel_core::RunRecord) {
+    let c = &r.config;
+    match c["kind"].as_str() {
+        Some("finding") => {
+            let line = c["reference"]["pair"]["line"].as_u64().unwrap_or(0) as usize;
+            let var = c["reference"]["pair"]["variable"]["name"].as_str().unwrap_or("?");
+            println!(
+                "compiler: {} ({}), level -{}, debugger {}",
+                c["compiler"]["name"].as_str().unwrap_or("?"),
+                c["compiler"]["version"].as_str().unwrap_or("?"),
+                c["level"].as_str().unwrap_or("?"),
+                c["debugger_name"].as_str().unwrap_or("?")
+            );
+            println!("build: {}", c["recipe"].as_str().unwrap_or("?"));
+            println!(
+                "pair: line {line}, variable {var} ({}); -O0 reference {}; shown {}",
+                c["reference"]["pair"]["variable"]["type_name"].as_str().unwrap_or("?"),
+                c["reference"]["value"],
+                c["verdict"]["shown"]
+            );
+            for o in c["others"].as_array().into_iter().flatten() {
+                println!(
+                    "  {} on the same binary: {} (shows {})",
+                    o["debugger"].as_str().unwrap_or("?"),
+                    o["verdict"]["verdict"]["verdict"].as_str().unwrap_or("?"),
+                    o["verdict"]["shown"]
+                );
+            }
+            println!("suspect: {}", c["suspect"].as_str().unwrap_or("?"));
+            if !c["culprit"].is_null() {
+                println!("culprit: {}", c["culprit"]);
+            }
+            let text = c["augmented_text"].as_str().or(c["source_text"].as_str()).unwrap_or("");
+            let lines: Vec<&str> = text.lines().collect();
+            let from = line.saturating_sub(4).max(1);
+            for n in from..=(line + 3).min(lines.len()) {
+                let mark = if n == line { ">" } else { " " };
+                println!("{mark}{n:5} | {}", lines[n - 1]);
+            }
+        }
+        Some("session") => {
+            println!(
+                "session: {} -{} {} build, debugger {}: {}",
+                c["compiler"]["name"].as_str().unwrap_or("?"),
+                c["level"].as_str().unwrap_or("?"),
+                if c["augmented"].as_array().is_some_and(|a| !a.is_empty()) {
+                    "augmented"
+                } else {
+                    "plain"
+                },
+                c["debugger_name"].as_str().unwrap_or("?"),
+                c["ending"].as_str().unwrap_or("")
+            );
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED);
+            t.set_header(["line", "variable", "verdict", "shown"]);
+            for v in c["verdicts"].as_array().into_iter().flatten() {
+                let verdict = &v["verdict"];
+                let text = match verdict["verdict"].as_str().unwrap_or("?") {
+                    "wrong_value" => format!("wrong value, expected {}", verdict["expected"]),
+                    other => match verdict["detail"].as_str() {
+                        Some(d) => format!("{other}: {d}"),
+                        None => other.to_string(),
+                    },
+                };
+                let color = if v["verdict"]["verdict"] == "wrong_value" {
+                    Color::Red
+                } else {
+                    Color::Reset
+                };
+                t.add_row([
+                    Cell::new(&v["line"]).fg(color),
+                    Cell::new(v["variable"].as_str().unwrap_or("?")).fg(color),
+                    Cell::new(text).fg(color),
+                    Cell::new(v["shown"].as_str().unwrap_or("")).fg(color),
+                ]);
+            }
+            println!("{t}");
+        }
+        _ => {
+            println!(
+                "program preparation: {}",
+                serde_json::to_string_pretty(&without_lists(&c["preparation"])).unwrap_or_default()
+            );
+            for m in c["matrix"].as_array().into_iter().flatten() {
+                println!("  {m}");
+            }
+        }
+    }
+}
+
+/// The preparation without its long lists (references, rejected pairs).
+fn without_lists(v: &serde_json::Value) -> serde_json::Value {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        for k in ["references", "rejected"] {
+            if let Some(n) = o.get(k).and_then(|x| x.as_array()).map(|a| a.len()) {
+                o.insert(k.to_string(), serde_json::json!(format!("{n} entries")));
+            }
+        }
+    }
+    v
 }
