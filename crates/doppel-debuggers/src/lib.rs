@@ -160,7 +160,8 @@ pub trait Debugger: Send {
     /// PLDI'20 Algorithm 1. A variable list can miss what print shows: GDB/MI's
     /// `-stack-list-variables` leaves out locals whose DWARF holds a constant
     /// value (`DW_AT_const_value`) or no location at all, `info locals` and
-    /// `print` do not. Backends that cannot evaluate answer
+    /// `print` do not. `$pc` is the top frame's program counter in every
+    /// native backend (a text holding `0x...`). Backends that cannot evaluate answer
     /// [`Evaluation::Unsupported`] (the default).
     async fn evaluate(&mut self, expression: &str) -> Evaluation {
         let _ = expression;

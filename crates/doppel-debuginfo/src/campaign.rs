@@ -360,8 +360,8 @@ pub struct FindingInput<'a> {
 
 impl FindingInput<'_> {
     fn suspect(&self) -> Suspect {
-        let others: Vec<&CheckVerdict> = self.others.iter().map(|(_, v)| &v.verdict).collect();
-        triage::suspect(&self.verdict.verdict, &others)
+        let others: Vec<(&CheckVerdict, Option<u64>)> = self.others.iter().map(|(_, v)| (&v.verdict, v.pc)).collect();
+        triage::suspect((&self.verdict.verdict, self.verdict.pc), &others)
     }
 }
 
@@ -596,6 +596,7 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
                     Suspect::Compiler => "the other debugger shows the same wrong value: suspect the compiler",
                     Suspect::Debugger => "the other debugger shows the right value: suspect this debugger",
                     Suspect::Disagree => "the other debugger shows another wrong value",
+                    Suspect::DifferentStop => "the other debugger paused at another address of the line: the debug information is wrong where this one paused",
                     Suspect::Unconfirmed => "no other debugger could confirm it",
                 }
             ),

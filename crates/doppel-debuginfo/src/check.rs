@@ -38,6 +38,10 @@ pub struct PairVerdict {
     /// The debugger's own rendering of v at s, when it showed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shown: Option<String>,
+    /// The program counter where the debugger paused at s (debuggers may
+    /// pick different addresses among the line's `is_stmt` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u64>,
 }
 
 /// What one session produced.
@@ -150,6 +154,10 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                     let line = state.location.line;
                     let here = same_file(&state.location.file, &subject.source_name);
                     if here && let Some(idx) = pending.remove(&line) {
+                        let pc = match debugger.evaluate("$pc").await {
+                            Evaluation::Value(v) => parse_address(&v.text),
+                            _ => None,
+                        };
                         for i in idx {
                             let r = &references[i];
                             let printed = debugger.evaluate(&r.pair.variable.name).await;
@@ -159,7 +167,9 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                                 break;
                             }
                             let (v, shown) = judge(r, printed, &state.variables);
-                            verdicts[i] = Some(verdict(r, v, shown));
+                            let mut pv = verdict(r, v, shown);
+                            pv.pc = pc;
+                            verdicts[i] = Some(pv);
                         }
                         if failure.is_some() {
                             ending = String::new();
@@ -280,7 +290,16 @@ fn verdict(r: &Reference, v: CheckVerdict, shown: Option<String>) -> PairVerdict
         variable: r.pair.variable.name.clone(),
         verdict: v,
         shown,
+        pc: None,
     }
+}
+
+/// The first `0x...` number in a debugger's rendering of `$pc`
+/// (GDB `(void (*)()) 0x555555555271 <main+545>`, lldb-dap `0x0000555555555271`).
+pub fn parse_address(text: &str) -> Option<u64> {
+    let start = text.find("0x")? + 2;
+    let hex: String = text[start..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    u64::from_str_radix(&hex, 16).ok()
 }
 
 fn fill(verdicts: &mut [Option<PairVerdict>], refs: &[Reference], f: impl Fn(&Reference) -> CheckVerdict) {

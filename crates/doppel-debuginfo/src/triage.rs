@@ -9,6 +9,11 @@
 //!   can be read correctly, the suspect is the **debugger** that did not;
 //! - both show wrong values, but different ones: **disagree** (both may be
 //!   at fault);
+//! - the debuggers paused at *different addresses* of line s (each picked
+//!   another `is_stmt` row): **different_stop**. The debug information is
+//!   then wrong at the address where the wrong value shows (the variable's
+//!   location does not hold its value yet or any more there), a compiler
+//!   issue that only the debugger choosing that address exposes;
 //! - the other debugger shows nothing comparable (optimized out, not
 //!   available, not hit) or was not run: **unconfirmed**.
 
@@ -23,6 +28,7 @@ pub enum Suspect {
     Compiler,
     Debugger,
     Disagree,
+    DifferentStop,
     Unconfirmed,
 }
 
@@ -33,6 +39,7 @@ impl Suspect {
             Suspect::Compiler => "compiler",
             Suspect::Debugger => "debugger",
             Suspect::Disagree => "disagree",
+            Suspect::DifferentStop => "different_stop",
             Suspect::Unconfirmed => "unconfirmed",
         }
     }
@@ -45,14 +52,22 @@ impl fmt::Display for Suspect {
 }
 
 /// The suspect for a wrong value `mine` (a [`CheckVerdict::WrongValue`])
-/// given the verdicts of the *other* debuggers on the same binary and pair.
-pub fn suspect(mine: &CheckVerdict, others: &[&CheckVerdict]) -> Suspect {
+/// given the verdicts of the *other* debuggers on the same binary and pair,
+/// each with the address it paused at (`None`: unknown).
+pub fn suspect(mine: (&CheckVerdict, Option<u64>), others: &[(&CheckVerdict, Option<u64>)]) -> Suspect {
+    let (mine, my_pc) = mine;
     let CheckVerdict::WrongValue { actual, .. } = mine else {
         return Suspect::Unconfirmed;
     };
     let mut result = Suspect::Unconfirmed;
-    for o in others {
+    for (o, pc) in others {
+        let elsewhere = matches!((my_pc, pc), (Some(a), Some(b)) if a != *b);
         match o {
+            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere => {
+                if result == Suspect::Unconfirmed {
+                    result = Suspect::DifferentStop
+                }
+            }
             CheckVerdict::Match => return Suspect::Debugger,
             CheckVerdict::WrongValue { actual: a, .. } if a == actual => result = Suspect::Compiler,
             CheckVerdict::WrongValue { .. } => {

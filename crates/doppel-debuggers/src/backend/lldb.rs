@@ -333,6 +333,9 @@ pub struct Lldb {
     thread: Option<i64>,
     /// The DAP id of the top frame of the last pause (for `evaluate`).
     top_frame: Option<i64>,
+    /// The top frame's `instructionPointerReference` at the last pause
+    /// (`evaluate("$pc")`).
+    top_pc: Option<String>,
     output: String,
 }
 
@@ -359,6 +362,7 @@ impl Lldb {
             launch_seq: None,
             thread: None,
             top_frame: None,
+            top_pc: None,
             output: String::new(),
         })
     }
@@ -750,6 +754,10 @@ impl Lldb {
             .unwrap_or_else(|| Location::line("??", 0));
         let mut variables = Vec::new();
         self.top_frame = frames.first().and_then(|f| f["id"].as_i64());
+        self.top_pc = frames
+            .first()
+            .and_then(|f| f["instructionPointerReference"].as_str())
+            .map(str::to_string);
         if let Some(frame_id) = self.top_frame {
             let scopes = self.request("scopes", json!({"frameId": frame_id})).await?;
             let locals = scopes["scopes"]
@@ -1063,6 +1071,14 @@ impl Debugger for Lldb {
         let Some(frame_id) = self.top_frame else {
             return Evaluation::Refused("the program is not paused".into());
         };
+        if expression == "$pc" {
+            // lldb-dap resolves hover expressions as variable paths, which
+            // registers are not; the stack trace gave the address.
+            return match &self.top_pc {
+                Some(pc) => Evaluation::Value(Value::scalar(pc.clone())),
+                None => Evaluation::Refused("lldb-dap gave no instruction pointer".into()),
+            };
+        }
         let body = match self
             .request(
                 "evaluate",
