@@ -25,10 +25,12 @@
 
 pub mod augment;
 pub mod bisect;
+pub mod bundle;
 pub mod campaign;
 pub mod check;
 pub mod config;
 pub mod program;
+pub mod reduce;
 pub mod replay;
 pub mod seed;
 pub mod shadow;
