@@ -34,7 +34,7 @@ enum Command {
     /// Run a metamorphic campaign on one debugger (ISSTA'19): transformed programs and actions, live follow-up runs.
     Meta(cmd::meta::MetaArgs),
     /// Validate the debug information of optimized code (PLDI'20): actionable programs, -O0 references, GDB and LLDB on -O1..-Os builds.
-    Debuginfo(cmd::debuginfo::DebuginfoArgs),
+    Debuginfo(cmd::debuginfo::DebuginfoCmd),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
     /// Draw divergent runs round robin over the classes (DBDB section 3.4).

@@ -596,7 +596,8 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
                     Suspect::Compiler => "the other debugger shows the same wrong value: suspect the compiler",
                     Suspect::Debugger => "the other debugger shows the right value: suspect this debugger",
                     Suspect::Disagree => "the other debugger shows another wrong value",
-                    Suspect::DifferentStop => "the other debugger paused at another address of the line: the debug information is wrong where this one paused",
+                    Suspect::DifferentStop =>
+                        "the other debugger paused at another address of the line: the debug information is wrong where this one paused",
                     Suspect::Unconfirmed => "no other debugger could confirm it",
                 }
             ),

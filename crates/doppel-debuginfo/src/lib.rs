@@ -29,6 +29,8 @@ pub mod bundle;
 pub mod campaign;
 pub mod check;
 pub mod config;
+pub mod finding;
+pub mod probe;
 pub mod program;
 pub mod reduce;
 pub mod replay;

@@ -104,9 +104,15 @@ fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
     t.load_style(UTF8_FULL_CONDENSED);
     // Metamorphic warnings are classed by their transformation chain too.
     let meta = classes.iter().any(|c| c.key.transformations.is_some());
+    // Debug-information findings by their signature (compiler, level,
+    // suspect, culprit, variable kind, debugger).
+    let debuginfo = classes.iter().any(|c| c.key.signature.is_some());
     let mut header = vec!["size"];
     if meta {
         header.push("transformations");
+    }
+    if debuginfo {
+        header.push("signature");
     }
     header.extend(["divergence", "last action", "AST node", "policy", "example run"]);
     t.set_header(header);
@@ -114,6 +120,9 @@ fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
         let mut row = vec![c.size.to_string()];
         if meta {
             row.push(c.key.transformations.clone().unwrap_or_default());
+        }
+        if debuginfo {
+            row.push(c.key.signature.clone().unwrap_or_default());
         }
         row.extend([
             c.key.divergence.as_str().to_string(),

@@ -3,7 +3,7 @@
 
 use super::subjects;
 use crate::settings::Settings;
-use clap::Args;
+use clap::{Args, Subcommand};
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
 use doppel_debuggers::DebuggerConfig;
@@ -12,6 +12,72 @@ use doppel_debuginfo::program::Program;
 use doppel_debuginfo::seed::{self, CsmithConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+/// `doppel debuginfo [FLAGS] [PATH...]` runs a campaign; `probe` and
+/// `reduce` work on single findings.
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct DebuginfoCmd {
+    #[command(subcommand)]
+    pub action: Option<DebuginfoAction>,
+    #[command(flatten)]
+    pub run: DebuginfoArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum DebuginfoAction {
+    /// Does a variant still show a finding? The debugger part of a
+    /// reduction's interestingness test (exit 0: yes, 1: no, 2: error).
+    Probe(ProbeArgs),
+    /// Reduce a stored finding with C-Vise (keeps the result in the store).
+    Reduce(ReduceArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ProbeArgs {
+    /// The variant; s is the line of its single `opt_me_not();`.
+    #[arg(long)]
+    pub source: PathBuf,
+    /// The barrier translation unit.
+    #[arg(long)]
+    pub barrier: PathBuf,
+    #[arg(long)]
+    pub variable: String,
+    #[arg(long)]
+    pub compiler: String,
+    /// Level without the dash (`O2`).
+    #[arg(long)]
+    pub level: String,
+    #[arg(long)]
+    pub debugger: String,
+    /// The -O0 reference value.
+    #[arg(long = "expect-wrong")]
+    pub reference: String,
+    /// `same` (with --actual) or `any`.
+    #[arg(long = "wrong-class", default_value = "any")]
+    pub wrong_class: String,
+    #[arg(long)]
+    pub actual: Option<String>,
+    /// Clang: the culprit pass the variant must still bisect to.
+    #[arg(long)]
+    pub culprit: Option<String>,
+    /// GCC: a culprit flag that must still cure the variant (repeatable).
+    #[arg(long = "culprit-flag")]
+    pub culprit_flags: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReduceArgs {
+    /// The finding's run id.
+    pub run: i64,
+    /// Time budget in seconds.
+    #[arg(long, default_value_t = 900)]
+    pub budget: u64,
+    /// Working directory (default: next to the store).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct DebuginfoArgs {
@@ -161,7 +227,104 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
     Ok(out)
 }
 
-pub async fn run(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
+pub async fn run(cmd: DebuginfoCmd, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
+    match cmd.action {
+        Some(DebuginfoAction::Probe(p)) => probe(p).await,
+        Some(DebuginfoAction::Reduce(r)) => reduce(r, db).await,
+        None => campaign(cmd.run, s, db).await,
+    }
+}
+
+/// `doppel debuginfo probe`: exit 0 when the variant is interesting, 1
+/// when not (the reason on stderr), 2 when the probe cannot run.
+async fn probe(p: ProbeArgs) -> anyhow::Result<ExitCode> {
+    use doppel_debuginfo::reduce::WrongClass;
+    let wrong = match (p.wrong_class.as_str(), p.actual) {
+        ("same", Some(actual)) => WrongClass::Same { actual },
+        ("same", None) => anyhow::bail!("--wrong-class same needs --actual"),
+        ("any", _) => WrongClass::Any,
+        (other, _) => anyhow::bail!("--wrong-class is same or any, not '{other}'"),
+    };
+    let spec = doppel_debuginfo::probe::ProbeSpec {
+        source: p.source,
+        barrier: p.barrier,
+        variable: p.variable,
+        compiler: p.compiler,
+        level: p.level.trim_start_matches('-').to_string(),
+        debugger: p.debugger,
+        reference: p.reference,
+        wrong,
+        culprit: p.culprit,
+        culprit_flags: p.culprit_flags,
+    };
+    let config = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..DebuggerConfig::default()
+    };
+    match doppel_debuginfo::probe::probe(&spec, &config).await {
+        Ok(None) => Ok(ExitCode::SUCCESS),
+        Ok(Some(why)) => {
+            eprintln!("not interesting: {why}");
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+/// `doppel debuginfo reduce RUN`: C-Vise on a stored finding; the result
+/// goes into the finding's record (`config.reduced`), so `doppel repro`
+/// bundles it.
+async fn reduce(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
+    use doppel_debuginfo::finding::{StoredFinding, reduce_finding};
+    let store = super::open_store(db).await?;
+    let mut r = super::load_run(&store, a.run).await?;
+    let f = StoredFinding::from_record(&r).map_err(anyhow::Error::msg)?;
+    let out = a.out.unwrap_or_else(|| {
+        subjects::cache_dir(db)
+            .join("debuginfo")
+            .join("reduce")
+            .join(a.run.to_string())
+    });
+    let exe = std::env::current_exe()?;
+    eprintln!(
+        "reducing run {} ({} lines) in {} for at most {} s",
+        a.run,
+        f.source_text.lines().count(),
+        out.display(),
+        a.budget
+    );
+    let reduced = reduce_finding(&f, &out, Duration::from_secs(a.budget), &exe)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    println!(
+        "reduced {} -> {} lines ({} -> {} bytes) in {:.0} s{}{}; s is line {}: {}",
+        reduced.summary.lines_before,
+        reduced.summary.lines_after,
+        reduced.summary.bytes_before,
+        reduced.summary.bytes_after,
+        reduced.summary.elapsed_seconds,
+        if reduced.summary.timed_out {
+            " (budget ran out)"
+        } else {
+            ""
+        },
+        if reduced.summary.verified {
+            ", verified"
+        } else {
+            ", NOT verified"
+        },
+        reduced.line,
+        reduced.summary.path.display()
+    );
+    r.config["reduced"] = serde_json::to_value(&reduced)?;
+    store.insert_run(&r).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
     let spec = spec(&a, s, db)?;
     for d in &spec.config.debuggers {
         let entry = doppel_debuggers::registry::all()

@@ -96,6 +96,9 @@ pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
     if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
         return replay_meta(&a, &r, db).await;
     }
+    if r.technique == doppel_debuginfo::campaign::TECHNIQUE {
+        return replay_debuginfo(&a, &r, db).await;
+    }
     let spec = spec_of(&r)?;
     let p = prepared_of(&r, db).await?;
     let mut dbg = campaign::create_debuggers(&spec)?;
@@ -185,6 +188,44 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
         }
     }
     dbg.shutdown().await;
+    println!("{reproduced}/{} replays reproduce run {}", a.times.max(1), a.run);
+    Ok(if reproduced > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Replays a debug-information finding: the program rebuilt from its stored
+/// text with the stored compiler, level and augmentation, the pair checked
+/// again with the stored debugger.
+async fn replay_debuginfo(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<ExitCode> {
+    let stored = doppel_debuginfo::replay::stored_verdict(r).map_err(anyhow::Error::msg)?;
+    let cache = subjects::cache_dir(db).join("debuginfo");
+    let config = doppel_debuggers::DebuggerConfig {
+        action_timeout: std::time::Duration::from_secs(20),
+        ..Default::default()
+    };
+    let mut reproduced = 0;
+    for i in 0..a.times.max(1) {
+        let again = doppel_debuginfo::replay::replay(r, &cache, &config)
+            .await
+            .map_err(anyhow::Error::msg)?;
+        if let Some(v) = &again.version_changed {
+            println!("  note: the compiler is now {v}");
+        }
+        let same = again.reproduces(&stored);
+        reproduced += usize::from(same);
+        println!(
+            "replay {}: {} ({})",
+            i + 1,
+            if same { "REPRODUCES" } else { "DIFFERS" },
+            again.verdict.verdict
+        );
+        if !same {
+            println!("  stored:   {stored}");
+        }
+    }
     println!("{reproduced}/{} replays reproduce run {}", a.times.max(1), a.run);
     Ok(if reproduced > 0 {
         ExitCode::SUCCESS

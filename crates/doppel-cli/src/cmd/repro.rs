@@ -16,6 +16,25 @@ pub struct ReproArgs {
 pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
     let r = super::load_run(&store, a.run).await?;
+    if r.technique == doppel_debuginfo::campaign::TECHNIQUE {
+        let f = doppel_debuginfo::finding::StoredFinding::from_record(&r).map_err(anyhow::Error::msg)?;
+        let in_class = match r.verdict.finding() {
+            Some(fd) => store
+                .runs_in_class(&fd.class, &doppel_core::store::RunFilter::default(), 100_000)
+                .await
+                .map(|v| v.len() as u32)
+                .unwrap_or(1),
+            None => 1,
+        };
+        doppel_debuginfo::finding::write_bundle(&f, in_class, &a.out, &doppel_debuggers::DebuggerConfig::default())
+            .await
+            .map_err(anyhow::Error::msg)?;
+        println!(
+            "wrote the bug-report bundle to {} (README.md, a.c, opt_me_not.c, build.sh, gdb.cmd, lldb.cmd, transcripts, matrix.md)",
+            a.out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let files = if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
         let built = doppel_metamorphic::repro::build(&r).map_err(anyhow::Error::msg)?;
         doppel_differential::repro::write_files(&built, &a.out)?

@@ -1,0 +1,239 @@
+//! A stored finding read back (the `config` of a finding record, see
+//! [`crate::campaign::finding_record`]), and what maintainers need from it:
+//! a C-Vise reduction, the compiler x level reproduction matrix, and the
+//! bug-report bundle.
+
+use crate::bisect::Culprit;
+use crate::bundle::{self, BundleInput, MatrixEntry};
+use crate::check::PairVerdict;
+use crate::program::Program;
+use crate::reduce::{self, BARRIER_SOURCE, ReduceSpec, Reduced, WrongClass};
+use crate::toolchain::Compiler;
+use crate::{CheckVerdict, Reference, augment, probe};
+use doppel_core::RunRecord;
+use doppel_debuggers::{DebuggerConfig, registry};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// A finding as stored.
+#[derive(Debug, Clone)]
+pub struct StoredFinding {
+    pub program: Program,
+    pub source_text: String,
+    pub reference: Reference,
+    pub compiler: Compiler,
+    pub level: String,
+    pub debugger: String,
+    pub augmented: BTreeSet<u32>,
+    pub verdict: PairVerdict,
+    pub suspect: String,
+    pub culprit: Option<Culprit>,
+    /// The class key.
+    pub class: String,
+    /// The C-Vise reduction, once `doppel debuginfo reduce` ran.
+    pub reduced: Option<ReducedText>,
+}
+
+/// A kept reduction: the reduced `a.c` (with its single `opt_me_not();`
+/// marking s) and how it was made.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReducedText {
+    pub text: String,
+    pub line: u32,
+    pub summary: Reduced,
+}
+
+impl StoredFinding {
+    /// Reads a finding record.
+    ///
+    /// Errors: the record is not a debuginfo finding, or lacks a field.
+    pub fn from_record(r: &RunRecord) -> Result<StoredFinding, String> {
+        let c = &r.config;
+        if r.technique != crate::campaign::TECHNIQUE || c["kind"].as_str() != Some("finding") {
+            return Err(format!(
+                "run {} is not a debug-information finding (technique {}, kind {})",
+                r.id.unwrap_or(0),
+                r.technique,
+                c["kind"]
+            ));
+        }
+        let field = |k: &str| -> Result<serde_json::Value, String> {
+            let v = c[k].clone();
+            if v.is_null() {
+                Err(format!("the finding lacks '{k}'"))
+            } else {
+                Ok(v)
+            }
+        };
+        let parse = |k: &str| -> Result<serde_json::Value, String> { field(k) };
+        Ok(StoredFinding {
+            program: serde_json::from_value(parse("program")?).map_err(|e| format!("program: {e}"))?,
+            source_text: field("source_text")?.as_str().unwrap_or("").to_string(),
+            reference: serde_json::from_value(parse("reference")?).map_err(|e| format!("reference: {e}"))?,
+            compiler: serde_json::from_value(parse("compiler")?).map_err(|e| format!("compiler: {e}"))?,
+            level: field("level")?.as_str().unwrap_or("").to_string(),
+            debugger: field("debugger_name")?.as_str().unwrap_or("").to_string(),
+            augmented: serde_json::from_value(c["augmented"].clone()).unwrap_or_default(),
+            verdict: serde_json::from_value(parse("verdict")?).map_err(|e| format!("verdict: {e}"))?,
+            suspect: c["suspect"].as_str().unwrap_or("").to_string(),
+            culprit: serde_json::from_value(c["culprit"].clone()).unwrap_or(None),
+            class: r.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default(),
+            reduced: serde_json::from_value(c["reduced"].clone()).unwrap_or(None),
+        })
+    }
+
+    /// The wrong value shown.
+    pub fn actual(&self) -> String {
+        match &self.verdict.verdict {
+            CheckVerdict::WrongValue { actual, .. } => actual.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The program with a single barrier call, at s: the starting point of
+    /// a reduction and the marker every reproducer breaks at.
+    pub fn marked_source(&self) -> String {
+        augment::augment(&self.source_text, &BTreeSet::from([self.reference.pair.line]))
+    }
+
+    /// The reduction spec: the same wrong value in the same compiler, level
+    /// and debugger, and the same culprit when one was bisected.
+    pub fn reduce_spec(&self) -> ReduceSpec {
+        let mut spec = ReduceSpec::new(
+            &self.reference.pair.variable.name,
+            self.reference.pair.variable.kind.clone(),
+            &self.reference.value,
+            WrongClass::Same { actual: self.actual() },
+            &self.compiler.name,
+            &self.level,
+            &self.debugger,
+        );
+        if let Some(c) = &self.culprit {
+            spec.culprit = c.pass.clone().filter(|p| p != crate::bisect::NOT_BISECTABLE);
+            spec.culprit_flags = c.flags.clone();
+        }
+        spec
+    }
+}
+
+/// Reduces finding `f` with C-Vise into `out_dir` within `budget`,
+/// starting from [`StoredFinding::marked_source`].
+///
+/// Errors: as [`reduce::reduce`], notably when the program with a single
+/// barrier at s no longer shows the wrong value.
+pub async fn reduce_finding(
+    f: &StoredFinding,
+    out_dir: &Path,
+    budget: Duration,
+    doppel_exe: &Path,
+) -> Result<ReducedText, String> {
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let start = out_dir.join("original");
+    std::fs::create_dir_all(&start).map_err(|e| e.to_string())?;
+    let source = start.join("a.c");
+    let barrier = start.join("opt_me_not.c");
+    std::fs::write(&source, f.marked_source()).map_err(|e| e.to_string())?;
+    std::fs::write(&barrier, BARRIER_SOURCE).map_err(|e| e.to_string())?;
+    let summary = reduce::reduce(&f.reduce_spec(), &source, &barrier, doppel_exe, out_dir, budget).await?;
+    let text = std::fs::read_to_string(&summary.path).map_err(|e| e.to_string())?;
+    Ok(ReducedText {
+        line: summary.marker_line,
+        text,
+        summary,
+    })
+}
+
+/// The reproduction matrix of a marked program (one `opt_me_not();` at the
+/// pair's line): the pair checked with `debugger` in every installed
+/// compiler of `compilers` at every level of `levels`.
+pub async fn matrix(
+    marked: &str,
+    reference: &Reference,
+    debugger: &str,
+    compilers: &[&str],
+    levels: &[&str],
+    debugger_config: &DebuggerConfig,
+) -> Result<Vec<MatrixEntry>, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let source = dir.path().join("a.c");
+    let barrier = dir.path().join("opt_me_not.c");
+    std::fs::write(&source, marked).map_err(|e| e.to_string())?;
+    std::fs::write(&barrier, BARRIER_SOURCE).map_err(|e| e.to_string())?;
+    let line = reduce::marker_line(marked).ok_or("the program has no single barrier call")?;
+    let mut reference = reference.clone();
+    reference.pair.line = line;
+    let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for name in compilers {
+        let Ok(compiler) = Compiler::discover(name).await else {
+            continue;
+        };
+        for level in levels {
+            let bin = format!("{}-{level}", compiler.tag());
+            let verdict = match probe::build(&compiler, level, &[], (&source, &barrier), dir.path(), &bin).await {
+                Ok(subject) => probe::first_verdict(dbg.as_mut(), &subject, &reference).await,
+                Err(e) => CheckVerdict::NotHit { detail: e },
+            };
+            out.push(MatrixEntry {
+                compiler: compiler.tag(),
+                level: level.to_string(),
+                verdict,
+            });
+        }
+    }
+    dbg.shutdown().await;
+    Ok(out)
+}
+
+/// Compilers tried for the matrix (those installed are used).
+pub const MATRIX_COMPILERS: [&str; 5] = ["gcc", "clang", "clang-15", "clang-16", "clang-19"];
+
+/// Writes the bug-report bundle of `f` into `dir`: the reduced program when
+/// there is one (else the program with a single barrier at s), with its
+/// matrix over [`MATRIX_COMPILERS`] x the five levels.
+///
+/// Errors: the matrix or the bundle cannot be written.
+pub async fn write_bundle(
+    f: &StoredFinding,
+    findings_in_class: u32,
+    dir: &Path,
+    debugger_config: &DebuggerConfig,
+) -> Result<(), String> {
+    let (source, reduced) = match &f.reduced {
+        Some(r) => (r.text.clone(), true),
+        None => (f.marked_source(), false),
+    };
+    let line = reduce::marker_line(&source).unwrap_or(f.reference.pair.line);
+    let levels: Vec<&str> = crate::LEVELS.to_vec();
+    let matrix = matrix(
+        &source,
+        &f.reference,
+        &f.debugger,
+        &MATRIX_COMPILERS,
+        &levels,
+        debugger_config,
+    )
+    .await?;
+    let input = BundleInput {
+        class: f.class.clone(),
+        findings: findings_in_class,
+        source,
+        reduced,
+        barrier_source: BARRIER_SOURCE.to_string(),
+        line,
+        variable: f.reference.pair.variable.name.clone(),
+        expected: f.reference.value.clone(),
+        actual: f.actual(),
+        compiler: f.compiler.clone(),
+        level: f.level.clone(),
+        debugger: f.debugger.clone(),
+        gdb: "gdb".into(),
+        lldb: bundle::default_lldb(),
+        culprit: f.culprit.clone(),
+        matrix,
+        timeout_secs: 60,
+    };
+    bundle::write_bundle(&input, dir).await
+}
