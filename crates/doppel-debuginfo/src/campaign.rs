@@ -213,7 +213,14 @@ async fn run_program(
 ) {
     let started = Instant::now();
     let limits = spec.debugger_config.limits;
-    let prep = program::prepare(p, &spec.config, limits).await;
+    let prep = match program::barrier_unit(shared.cache.dir()) {
+        Ok(barrier) => program::prepare(p, &spec.config, limits, &barrier).await,
+        Err(e) => Preparation::Rejected {
+            stage: "seed".into(),
+            reason: e,
+            seconds: 0.0,
+        },
+    };
     let text = std::fs::read_to_string(&p.source).unwrap_or_default();
     let subject = program_subject(p, &text);
     let ready = match &prep {

@@ -102,18 +102,24 @@ pub struct Ready {
 /// scopes, sampled pairs, shadow validation.
 ///
 /// Never fails: every problem is a [`Preparation::Rejected`] with its stage.
-pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits) -> Preparation {
+///
+/// `barrier` is the barrier unit (`opt_me_not.c`), linked into every build
+/// (seed check, coverage, shadow): programs written for line augmentation,
+/// like the paper's figures, call `opt_me_not()` themselves.
+pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits, barrier: &Path) -> Preparation {
     let started = Instant::now();
     let reject = |stage: &str, reason: String| Preparation::Rejected {
         stage: stage.into(),
         reason,
         seconds: started.elapsed().as_secs_f64(),
     };
-    let check_config = wellformed::CheckConfig {
+    let barrier_unit = barrier.to_string_lossy().into_owned();
+    let mut check_config = wellformed::CheckConfig {
         valgrind: config.seed_memcheck,
         timeout: config.run_timeout,
         ..Default::default()
     };
+    check_config.extra_flags.push(barrier_unit.clone());
     let seed_check = wellformed::check_seed(&program.source, &check_config).await;
     if let wellformed::SeedCheck::Rejected { reason, detail, .. } = &seed_check {
         return reject(
@@ -129,7 +135,12 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         Err(e) => return reject("seed", format!("cannot read the source: {e}")),
     };
     let starts = statements::statement_starts(&text);
-    let counts = match coverage::line_counts(&program.source, &include_flags(), config.run_timeout, limits).await {
+    let counts = match coverage::line_counts(
+        &program.source,
+        &[include_flags(), vec![barrier_unit.clone()]].concat(),
+        config.run_timeout,
+        limits,
+    ).await {
         Ok(c) => c,
         Err(e) => return reject("coverage", e),
     };
@@ -176,7 +187,11 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         );
     }
     let sampled = pairs.len();
-    let shadowed = match shadow::validate(&program.source, &pairs, &shadow::ShadowConfig::default()).await {
+    let shadowed = match shadow::validate(&program.source, &pairs, &{
+        let mut c = shadow::ShadowConfig::default();
+        c.extra_flags.push(barrier_unit.clone());
+        c
+    }).await {
         Ok(s) => s,
         Err(e) => return reject("shadow", e),
     };
@@ -221,23 +236,31 @@ pub async fn build(
     augmented: &BTreeSet<u32>,
     cache: &BuildCache,
 ) -> Result<(Subject, String), String> {
-    // The include directory of Csmith's headers is among COMMON_FLAGS.
+    // The include directory of Csmith's headers is among COMMON_FLAGS; the
+    // barrier unit is linked into every build (unused unless augmented, or
+    // called by the program itself).
     let flags = extra.to_vec();
-    if augmented.is_empty() {
-        let recipe = compiler.recipe(level, &flags, &[]);
-        let subject = cache
-            .build(&program.source, &program.name, &recipe)
-            .await
-            .map_err(|e| format!("{} -{level}: {e}", compiler.name))?;
-        return Ok((subject, recipe.to_string()));
-    }
-    let (source, barrier) = augmented_source(program, augmented, cache.dir())?;
+    let barrier = barrier_unit(cache.dir())?;
     let recipe = compiler.recipe(level, &flags, &[barrier.as_path()]);
+    let (source, what) = if augmented.is_empty() {
+        (program.source.clone(), "")
+    } else {
+        (augmented_source(program, augmented, cache.dir())?, " (augmented)")
+    };
     let subject = cache
         .build(&source, &program.name, &recipe)
         .await
-        .map_err(|e| format!("{} -{level} (augmented): {e}", compiler.name))?;
+        .map_err(|e| format!("{} -{level}{what}: {e}", compiler.name))?;
     Ok((subject, recipe.to_string()))
+}
+
+/// The barrier unit `<dir>/augmented/opt_me_not.c` (written if missing).
+///
+/// Errors: it cannot be written.
+pub fn barrier_unit(dir: &Path) -> Result<PathBuf, String> {
+    let dir = dir.join("augmented");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    augment::write_barrier(&dir).map_err(|e| format!("cannot write the barrier: {e}"))
 }
 
 /// The lines of `subject`'s source with an `is_stmt` row in its binary's
@@ -348,18 +371,15 @@ pub async fn check_level(
 const MOVED: &str = "went to line";
 
 /// Writes the program with `opt_me_not();` before each of `lines` under
-/// `<dir>/augmented/<hash of the result>/<file name>`, and the barrier unit
-/// under `<dir>/augmented/opt_me_not.c`.
-fn augmented_source(program: &Program, lines: &BTreeSet<u32>, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+/// `<dir>/augmented/<hash of the result>/<file name>`.
+fn augmented_source(program: &Program, lines: &BTreeSet<u32>, dir: &Path) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(&program.source).map_err(|e| format!("cannot read the source: {e}"))?;
     let augmented = augment::augment(&text, lines);
-    let root = dir.join("augmented");
-    let sub = root.join(&hex::encode(Sha256::digest(augmented.as_bytes()))[..16]);
+    let sub = dir.join("augmented").join(&hex::encode(Sha256::digest(augmented.as_bytes()))[..16]);
     std::fs::create_dir_all(&sub).map_err(|e| format!("cannot write the augmented program: {e}"))?;
     let path = sub.join(program.file_name());
     std::fs::write(&path, augmented).map_err(|e| format!("cannot write the augmented program: {e}"))?;
-    let barrier = augment::write_barrier(&root).map_err(|e| format!("cannot write the barrier: {e}"))?;
-    Ok((path, barrier))
+    Ok(path)
 }
 
 /// One session of the matrix.

@@ -213,7 +213,13 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
         a.paths.clone()
     };
     let roots: Vec<PathBuf> = paths.clone();
-    for file in doppel_lang::c::discover(&paths) {
+    // A barrier unit next to programs written for line augmentation is not
+    // a program (doppel links its own).
+    let barrier = doppel_debuginfo::augment::BARRIER_FILE;
+    for file in doppel_lang::c::discover(&paths)
+        .into_iter()
+        .filter(|f| f.file_name().is_none_or(|n| n != barrier))
+    {
         let name = roots
             .iter()
             .find_map(|r| file.strip_prefix(r).ok().filter(|p| !p.as_os_str().is_empty()))

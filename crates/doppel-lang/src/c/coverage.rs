@@ -123,11 +123,22 @@ async fn run_gcov(
         }
     };
     drop(guard);
-    let gcda = std::fs::read_dir(dir.path())
+    // With more units on the command line (a barrier unit in `extra_flags`)
+    // gcc names the data `prog-<stem>.gcda`, one file per unit: take the
+    // source's own.
+    let stem = name.trim_end_matches(".c");
+    let own = |n: &str| n == format!("{stem}.gcda") || n.ends_with(&format!("-{stem}.gcda"));
+    let all: Vec<String> = std::fs::read_dir(dir.path())
         .map_err(|e| format!("cannot list the temporary directory: {e}"))?
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .find(|n| n.ends_with(".gcda"))
+        .filter(|n| n.ends_with(".gcda"))
+        .collect();
+    let gcda = all
+        .iter()
+        .find(|n| own(n))
+        .or(all.first())
+        .cloned()
         .ok_or_else(|| format!("the program wrote no coverage data ({status})"))?;
 
     let json = gcov_json(dir.path(), &gcda).await?;

@@ -1,0 +1,1 @@
+void opt_me_not(void) { __asm__ volatile("" ::: "memory"); }
