@@ -19,7 +19,7 @@ use crate::bisect;
 use crate::check::PairVerdict;
 use crate::config::DebuginfoConfig;
 use crate::program::{self, Build, Cell, Preparation, Program};
-use crate::toolchain::{Compiler, Family};
+use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference};
 use doppel_core::store::Store;
@@ -35,9 +35,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
-
-/// Most oracle calls of one GCC flag bisection (each a build and a check).
-const GCC_MAX_CHECKS: u32 = 60;
 
 /// The technique name in the store.
 pub const TECHNIQUE: &str = "debuginfo";
@@ -390,38 +387,17 @@ async fn culprit_for(
         return c.clone();
     }
     let dbg = dbgs.iter_mut().find(|(n, _)| n == f.debugger).map(|(_, d)| d)?;
-    let mut oracle = RebuildOracle {
-        program: f.program,
-        augmented: f.build.augmented.iter().copied().collect(),
-        reference: f.reference.clone(),
-        compiler: &f.build.compiler,
-        level: &f.build.level,
-        debugger: dbg.as_mut(),
-        cache: &shared.cache,
-    };
-    let result = match f.build.compiler.family {
-        Family::Clang => {
-            bisect::bisect_clang(
-                &mut oracle,
-                &f.build.compiler,
-                &f.build.level,
-                &f.build.subject.source,
-                &program::include_flags(),
-            )
-            .await
-        }
-        Family::Gcc => match bisect::gcc_enabled_flags(&f.build.compiler, &f.build.level).await {
-            Ok(flags) => {
-                bisect::bisect_gcc(
-                    &mut oracle,
-                    &flags,
-                    bisect::GccStrategy::Halving { max: GCC_MAX_CHECKS },
-                )
-                .await
-            }
-            Err(e) => Err(e),
-        },
-    };
+    let result = crate::culprit::bisect_pair(
+        f.program,
+        &f.build.augmented.iter().copied().collect(),
+        &f.build.subject.source,
+        f.reference,
+        &f.build.compiler,
+        &f.build.level,
+        dbg.as_mut(),
+        &shared.cache,
+    )
+    .await;
     if let Err(e) = &result {
         tracing::warn!("bisection of {key} failed: {e}");
     }
@@ -429,37 +405,6 @@ async fn culprit_for(
     let culprit = result.ok();
     shared.bisected.lock().await.insert(key, culprit.clone());
     culprit
-}
-
-/// Rebuilds the program with extra flags and re-checks one pair.
-struct RebuildOracle<'a> {
-    program: &'a Program,
-    augmented: std::collections::BTreeSet<u32>,
-    reference: Reference,
-    compiler: &'a Compiler,
-    level: &'a str,
-    debugger: &'a mut dyn Debugger,
-    cache: &'a BuildCache,
-}
-
-#[async_trait::async_trait]
-impl bisect::Oracle for RebuildOracle<'_> {
-    async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
-        let (subject, _) = program::build(
-            self.program,
-            self.compiler,
-            self.level,
-            extra_flags,
-            &self.augmented,
-            self.cache,
-        )
-        .await?;
-        let session = crate::check::check_binary(self.debugger, &subject, std::slice::from_ref(&self.reference)).await;
-        Ok(session
-            .verdicts
-            .first()
-            .is_some_and(|v| matches!(v.verdict, CheckVerdict::WrongValue { .. })))
-    }
 }
 
 fn now_ms() -> i64 {

@@ -29,6 +29,7 @@ pub mod bundle;
 pub mod campaign;
 pub mod check;
 pub mod config;
+pub mod culprit;
 pub mod finding;
 pub mod probe;
 pub mod program;

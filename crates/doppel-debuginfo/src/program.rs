@@ -140,7 +140,9 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         &[include_flags(), vec![barrier_unit.clone()]].concat(),
         config.run_timeout,
         limits,
-    ).await {
+    )
+    .await
+    {
         Ok(c) => c,
         Err(e) => return reject("coverage", e),
     };
@@ -191,7 +193,9 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         let mut c = shadow::ShadowConfig::default();
         c.extra_flags.push(barrier_unit.clone());
         c
-    }).await {
+    })
+    .await
+    {
         Ok(s) => s,
         Err(e) => return reject("shadow", e),
     };
@@ -375,7 +379,9 @@ const MOVED: &str = "went to line";
 fn augmented_source(program: &Program, lines: &BTreeSet<u32>, dir: &Path) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(&program.source).map_err(|e| format!("cannot read the source: {e}"))?;
     let augmented = augment::augment(&text, lines);
-    let sub = dir.join("augmented").join(&hex::encode(Sha256::digest(augmented.as_bytes()))[..16]);
+    let sub = dir
+        .join("augmented")
+        .join(&hex::encode(Sha256::digest(augmented.as_bytes()))[..16]);
     std::fs::create_dir_all(&sub).map_err(|e| format!("cannot write the augmented program: {e}"))?;
     let path = sub.join(program.file_name());
     std::fs::write(&path, augmented).map_err(|e| format!("cannot write the augmented program: {e}"))?;

@@ -48,18 +48,12 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, debugger_config: &DebuggerC
     if c["kind"].as_str() != Some("finding") {
         return Err("only debuginfo findings can be replayed (this is a session or program record)".into());
     }
-    let stored: Program = serde_json::from_value(c["program"].clone()).map_err(|e| format!("no program: {e}"))?;
-    let text = c["source_text"].as_str().ok_or("no source text")?;
+    let program = restore_program(r, cache_dir)?;
     let reference: Reference =
         serde_json::from_value(c["reference"].clone()).map_err(|e| format!("no reference: {e}"))?;
     let was: Compiler = serde_json::from_value(c["compiler"].clone()).map_err(|e| format!("no compiler: {e}"))?;
     let level = c["level"].as_str().ok_or("no level")?;
     let debugger = c["debugger_name"].as_str().ok_or("no debugger")?;
-    let dir = cache_dir.join("replay").join(&stored.hash[..16]);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
-    let path = dir.join(stored.file_name());
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let program = Program::from_file(&stored.name, &path)?;
     let compiler = Compiler::discover(&was.name).await?;
     let version_changed = (compiler.version != was.version).then(|| compiler.version.clone());
     let cache = BuildCache::new(cache_dir.to_path_buf());
@@ -74,4 +68,22 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, debugger_config: &DebuggerC
         verdict,
         version_changed,
     })
+}
+
+/// The program of a finding record, written back from its stored text to
+/// `<cache_dir>/replay/<hash>/<file name>` (same name, so breakpoints and
+/// line tables name it alike).
+///
+/// Errors: the record lacks the program or its text; the file cannot be written.
+pub fn restore_program(r: &RunRecord, cache_dir: &Path) -> Result<Program, String> {
+    let c = &r.config;
+    let stored: Program = serde_json::from_value(c["program"].clone()).map_err(|e| format!("no program: {e}"))?;
+    let text = c["source_text"].as_str().ok_or("no source text")?;
+    let dir = cache_dir.join("replay").join(&stored.hash[..16]);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+    let path = dir.join(stored.file_name());
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut program = Program::from_file(&stored.name, &path)?;
+    program.csmith = stored.csmith;
+    Ok(program)
 }

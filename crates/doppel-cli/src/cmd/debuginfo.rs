@@ -32,6 +32,22 @@ pub enum DebuginfoAction {
     Probe(ProbeArgs),
     /// Reduce a stored finding with C-Vise (keeps the result in the store).
     Reduce(ReduceArgs),
+    /// Bisect the culprit pass (Clang) or flags (GCC) of stored wrong values
+    /// and put it into their class signature.
+    Bisect(BisectArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BisectArgs {
+    /// Finding run ids.
+    pub runs: Vec<i64>,
+    /// Bisect the first finding of every debuginfo class of `--campaign`
+    /// (the representatives `doppel classes` shows).
+    #[arg(long)]
+    pub per_class: bool,
+    /// Campaign of `--per-class`.
+    #[arg(long, default_value = "default")]
+    pub campaign: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -237,6 +253,7 @@ pub async fn run(cmd: DebuginfoCmd, s: &Settings, db: &str) -> anyhow::Result<Ex
     match cmd.action {
         Some(DebuginfoAction::Probe(p)) => probe(p).await,
         Some(DebuginfoAction::Reduce(r)) => reduce(r, db).await,
+        Some(DebuginfoAction::Bisect(b)) => bisect(b, db).await,
         None => campaign(cmd.run, s, db).await,
     }
 }
@@ -328,6 +345,53 @@ async fn reduce(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
     r.config["reduced"] = serde_json::to_value(&reduced)?;
     store.insert_run(&r).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `doppel debuginfo bisect`: culprits of stored wrong values.
+async fn bisect(a: BisectArgs, db: &str) -> anyhow::Result<ExitCode> {
+    let store = super::open_store(db).await?;
+    let mut runs = a.runs.clone();
+    if a.per_class {
+        let filter = RunFilter {
+            technique: Some(campaign::TECHNIQUE.into()),
+            campaign: Some(a.campaign.clone()),
+        };
+        runs.extend(
+            store
+                .classes(&filter)
+                .await?
+                .into_iter()
+                .filter(|c| c.key.divergence == doppel_core::DivergenceKind::WrongValue)
+                .map(|c| c.first_run),
+        );
+    }
+    if runs.is_empty() {
+        anyhow::bail!("no findings given (run ids, or --per-class)");
+    }
+    let cache = subjects::cache_dir(db).join("debuginfo");
+    let config = DebuggerConfig {
+        action_timeout: Duration::from_secs(20),
+        ..DebuggerConfig::default()
+    };
+    let mut failed = 0;
+    for id in runs {
+        let mut r = super::load_run(&store, id).await?;
+        match doppel_debuginfo::culprit::bisect_record(&mut r, &cache, &config).await {
+            Ok(c) => {
+                store.insert_run(&r).await?;
+                println!("run {id}: culprit {} ({} checks)", c.signature(), c.checks);
+            }
+            Err(e) => {
+                failed += 1;
+                println!("run {id}: not bisected: {e}");
+            }
+        }
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {

@@ -1,0 +1,140 @@
+//! Culprit bisection of one wrong value (ARCHITECTURE.md's triage (b)):
+//! the program rebuilt with bisection switches and the pair re-checked in
+//! the debugger that showed it, through [`crate::bisect`].
+
+use crate::bisect::{self, Culprit, Oracle};
+use crate::program::{self, Program};
+use crate::toolchain::{Compiler, Family};
+use crate::{CheckVerdict, Reference};
+use doppel_debuggers::Debugger;
+use doppel_lang::c::BuildCache;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Most oracle calls of one GCC flag bisection (each a build and a check).
+pub const GCC_MAX_CHECKS: u32 = 60;
+
+/// Bisects the culprit of `reference`'s wrong value in the build of
+/// `program` (augmented at `augmented`) by `compiler` at `level`: Clang by
+/// `-opt-bisect-limit` (its pass log read from `source`), GCC by turning
+/// off the level's `-f` flags (halving, at most [`GCC_MAX_CHECKS`] checks).
+///
+/// Errors: the wrong value does not reproduce, a build fails, or the pass
+/// log cannot be read.
+#[allow(clippy::too_many_arguments)]
+pub async fn bisect_pair(
+    program: &Program,
+    augmented: &BTreeSet<u32>,
+    source: &Path,
+    reference: &Reference,
+    compiler: &Compiler,
+    level: &str,
+    debugger: &mut dyn Debugger,
+    cache: &BuildCache,
+) -> Result<Culprit, String> {
+    let mut oracle = RebuildOracle {
+        program,
+        augmented,
+        reference,
+        compiler,
+        level,
+        debugger,
+        cache,
+    };
+    match compiler.family {
+        Family::Clang => bisect::bisect_clang(&mut oracle, compiler, level, source, &program::include_flags()).await,
+        Family::Gcc => {
+            let flags = bisect::gcc_enabled_flags(compiler, level).await?;
+            bisect::bisect_gcc(
+                &mut oracle,
+                &flags,
+                bisect::GccStrategy::Halving { max: GCC_MAX_CHECKS },
+            )
+            .await
+        }
+    }
+}
+
+/// Rebuilds the program with extra flags and re-checks one pair.
+struct RebuildOracle<'a> {
+    program: &'a Program,
+    augmented: &'a BTreeSet<u32>,
+    reference: &'a Reference,
+    compiler: &'a Compiler,
+    level: &'a str,
+    debugger: &'a mut dyn Debugger,
+    cache: &'a BuildCache,
+}
+
+#[async_trait::async_trait]
+impl Oracle for RebuildOracle<'_> {
+    async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
+        let (subject, _) = program::build(
+            self.program,
+            self.compiler,
+            self.level,
+            extra_flags,
+            self.augmented,
+            self.cache,
+        )
+        .await?;
+        let session = crate::check::check_binary(self.debugger, &subject, std::slice::from_ref(self.reference)).await;
+        Ok(session
+            .verdicts
+            .first()
+            .is_some_and(|v| matches!(v.verdict, CheckVerdict::WrongValue { .. })))
+    }
+}
+
+/// Bisects the culprit of a stored finding `r` again (or for the first time,
+/// for a campaign run with `--no-bisect`) and updates the record: its
+/// `config.culprit` and the culprit part of its class signature.
+///
+/// Errors: `r` is not a wrong-value finding; the bisection fails.
+pub async fn bisect_record(
+    r: &mut doppel_core::RunRecord,
+    cache_dir: &Path,
+    debugger_config: &doppel_debuggers::DebuggerConfig,
+) -> Result<Culprit, String> {
+    let c = r.config.clone();
+    let stored = crate::replay::stored_verdict(r)?;
+    if !matches!(stored, CheckVerdict::WrongValue { .. }) {
+        return Err("only wrong values are bisected".into());
+    }
+    let program = crate::replay::restore_program(r, cache_dir)?;
+    let reference: Reference =
+        serde_json::from_value(c["reference"].clone()).map_err(|e| format!("no reference: {e}"))?;
+    let was: Compiler = serde_json::from_value(c["compiler"].clone()).map_err(|e| format!("no compiler: {e}"))?;
+    let compiler = Compiler::discover(&was.name).await?;
+    let level = c["level"].as_str().ok_or("no level")?;
+    let debugger = c["debugger_name"].as_str().ok_or("no debugger")?;
+    let augmented: BTreeSet<u32> = serde_json::from_value(c["augmented"].clone()).unwrap_or_default();
+    let cache = BuildCache::new(cache_dir.to_path_buf());
+    let (subject, _) = program::build(&program, &compiler, level, &[], &augmented, &cache).await?;
+    let mut dbg = doppel_debuggers::registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
+    let result = bisect_pair(
+        &program,
+        &augmented,
+        &subject.source,
+        &reference,
+        &compiler,
+        level,
+        dbg.as_mut(),
+        &cache,
+    )
+    .await;
+    dbg.shutdown().await;
+    let culprit = result?;
+    r.config["culprit"] = serde_json::to_value(&culprit).map_err(|e| e.to_string())?;
+    if let doppel_core::Verdict::Divergence(f) = &mut r.verdict
+        && let Some(sig) = &f.class.signature
+    {
+        // compiler,level,suspect,culprit,kind,debugger
+        let mut parts: Vec<String> = sig.split(',').map(str::to_string).collect();
+        if parts.len() == 6 {
+            parts[3] = culprit.signature().replace([',', '|'], ";");
+            f.class.signature = Some(parts.join(","));
+        }
+    }
+    Ok(culprit)
+}
