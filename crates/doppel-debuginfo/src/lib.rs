@@ -24,6 +24,7 @@
 //! The types below are the plain data that crosses these steps.
 
 pub mod augment;
+pub mod bench;
 pub mod bisect;
 pub mod bundle;
 pub mod campaign;

@@ -54,6 +54,28 @@ pub enum BenchWhat {
         /// Programs to run (default: the bundled corpus of the debugger's language).
         paths: Vec<std::path::PathBuf>,
     },
+    /// Debug-information checks (PLDI'20): checks per second with one
+    /// debugger session per binary (batched) against one launch per (s, v)
+    /// pair, on the same Csmith programs, builds and references.
+    Debuginfo {
+        /// Csmith programs (seeds --seed, --seed+1, ...).
+        #[arg(long, default_value_t = 3)]
+        csmith: u64,
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
+        #[arg(long, value_delimiter = ',', default_value = "gcc,clang")]
+        compilers: Vec<String>,
+        #[arg(long, value_delimiter = ',', default_value = "O2")]
+        levels: Vec<String>,
+        #[arg(long, value_delimiter = ',', default_value = "gdb,lldb")]
+        debuggers: Vec<String>,
+        /// Pairs per build checked one launch each.
+        #[arg(long, default_value_t = 10)]
+        sample: usize,
+        /// Pairs per program.
+        #[arg(long, default_value_t = 100)]
+        max_pairs: usize,
+    },
 }
 
 struct Figures {
@@ -87,6 +109,18 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Debuginfo {
+        csmith,
+        seed,
+        compilers,
+        levels,
+        debuggers,
+        sample,
+        max_pairs,
+    } = &a.what
+    {
+        return debuginfo(*csmith, *seed, compilers, levels, debuggers, *sample, *max_pairs).await;
+    }
     if let BenchWhat::Meta {
         debugger,
         programs,
@@ -229,4 +263,71 @@ async fn programs_for(
             .filter(|p| p.error.is_none())
             .collect(),
     )
+}
+
+/// `doppel bench debuginfo`.
+async fn debuginfo(
+    csmith: u64,
+    seed: u64,
+    compilers: &[String],
+    levels: &[String],
+    debuggers: &[String],
+    sample: usize,
+    max_pairs: usize,
+) -> anyhow::Result<ExitCode> {
+    use doppel_debuginfo::{program::Program, seed as cs, toolchain::Compiler};
+    let dir = tempfile::tempdir()?;
+    let mut programs = Vec::new();
+    let mut s = seed;
+    while (programs.len() as u64) < csmith && s < seed + 10 * csmith.max(1) {
+        if let Ok(g) = cs::generate(s, &cs::CsmithConfig::default(), &dir.path().join("csmith")).await {
+            programs.push(Program::from_file(&format!("csmith-{s}.c"), &g.path).map_err(anyhow::Error::msg)?);
+        }
+        s += 1;
+    }
+    let mut cc = Vec::new();
+    for c in compilers {
+        cc.push(Compiler::discover(c).await.map_err(anyhow::Error::msg)?);
+    }
+    let config = doppel_debuginfo::config::DebuginfoConfig {
+        levels: levels.to_vec(),
+        debuggers: debuggers.to_vec(),
+        max_pairs,
+        ..Default::default()
+    };
+    let dcfg = doppel_debuggers::DebuggerConfig {
+        action_timeout: std::time::Duration::from_secs(20),
+        ..Default::default()
+    };
+    let cache = doppel_lang::c::BuildCache::new(dir.path().join("cache"));
+    eprintln!(
+        "doppel bench debuginfo: {} Csmith programs, {} x {} x {}, up to {sample} pairs per build one launch each",
+        programs.len(),
+        compilers.join(","),
+        levels.join(","),
+        debuggers.join(",")
+    );
+    let f = doppel_debuginfo::bench::run(&programs, &cc, &config, &dcfg, &cache, sample)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    println!(
+        "{} programs, {} builds; batched: {} checks in {} sessions, {:.1} s: {:.1} checks/s",
+        f.programs,
+        f.builds,
+        f.batched_checks,
+        f.batched_sessions,
+        f.batched_seconds,
+        f.batched_rate()
+    );
+    println!(
+        "one launch per pair (PLDI'20): {} checks in {:.1} s: {:.2} checks/s",
+        f.single_checks,
+        f.single_seconds,
+        f.single_rate()
+    );
+    println!(
+        "batching is {:.1}x faster (checks per second per core; one job)",
+        f.batched_rate() / f.single_rate().max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
 }
