@@ -108,7 +108,10 @@ mod tests {
 
     #[test]
     fn a_debugger_that_reads_the_right_value_makes_the_other_suspect() {
-        assert_eq!(suspect((&wrong("7"), None), &[(&CheckVerdict::Match, None)]), Suspect::Debugger);
+        assert_eq!(
+            suspect((&wrong("7"), None), &[(&CheckVerdict::Match, None)]),
+            Suspect::Debugger
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub enum DebuginfoAction {
 
 #[derive(Args, Debug, Clone)]
 pub struct ProbeArgs {
-    /// The variant; s is the line of its single `opt_me_not();`.
+    /// The variant; s is the line of its single marker comment `/*DOPPEL_S*/`.
     #[arg(long)]
     pub source: PathBuf,
     /// The barrier translation unit.
