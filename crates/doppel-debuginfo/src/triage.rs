@@ -63,18 +63,13 @@ pub fn suspect(mine: (&CheckVerdict, Option<u64>), others: &[(&CheckVerdict, Opt
     for (o, pc) in others {
         let elsewhere = matches!((my_pc, pc), (Some(a), Some(b)) if a != *b);
         match o {
-            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere => {
-                if result == Suspect::Unconfirmed {
-                    result = Suspect::DifferentStop
-                }
+            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere && result == Suspect::Unconfirmed => {
+                result = Suspect::DifferentStop
             }
+            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere => {}
             CheckVerdict::Match => return Suspect::Debugger,
             CheckVerdict::WrongValue { actual: a, .. } if a == actual => result = Suspect::Compiler,
-            CheckVerdict::WrongValue { .. } => {
-                if result != Suspect::Compiler {
-                    result = Suspect::Disagree
-                }
-            }
+            CheckVerdict::WrongValue { .. } if result != Suspect::Compiler => result = Suspect::Disagree,
             _ => {}
         }
     }

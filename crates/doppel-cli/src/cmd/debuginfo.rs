@@ -29,7 +29,7 @@ pub struct DebuginfoCmd {
 pub enum DebuginfoAction {
     /// Does a variant still show a finding? The debugger part of a
     /// reduction's interestingness test (exit 0: yes, 1: no, 2: error).
-    Probe(ProbeArgs),
+    Probe(Box<ProbeArgs>),
     /// Reduce a stored finding with C-Vise (keeps the result in the store).
     Reduce(ReduceArgs),
 }
@@ -229,7 +229,7 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
 
 pub async fn run(cmd: DebuginfoCmd, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
     match cmd.action {
-        Some(DebuginfoAction::Probe(p)) => probe(p).await,
+        Some(DebuginfoAction::Probe(p)) => probe(*p).await,
         Some(DebuginfoAction::Reduce(r)) => reduce(r, db).await,
         None => campaign(cmd.run, s, db).await,
     }
