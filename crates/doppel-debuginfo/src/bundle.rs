@@ -6,8 +6,10 @@
 //! of a bug report.
 //!
 //! Layout written by [`write_bundle`] into `dir`:
-//! - `a.c`, `opt_me_not.c`: the program (reduced, or the original) and the
-//!   barrier translation unit;
+//! - `a.c`, `opt_me_not.c`: the program (reduced, or as checked), its line
+//!   S marked by the comment `/*DOPPEL_S*/` at its start, and the barrier
+//!   translation unit (always linked; the program may call `opt_me_not()`
+//!   or not);
 //! - `build.sh`: `sh build.sh` builds `prog-O0` and `prog` (the optimized
 //!   binary) with the exact commands;
 //! - `gdb.cmd`, run as `gdb -q -batch -x gdb.cmd ./prog`; `lldb.cmd`, run as
@@ -18,6 +20,7 @@
 
 use crate::CheckVerdict;
 use crate::bisect::{Culprit, Method};
+use crate::reduce::MARKER;
 use crate::toolchain::Compiler;
 use doppel_core::process::{self, Sandbox};
 use serde::{Deserialize, Serialize};
@@ -42,7 +45,8 @@ pub struct BundleInput {
     pub class: String,
     /// How many findings fall in the class.
     pub findings: u32,
-    /// The text of `a.c`.
+    /// The text of `a.c` (with the marker comment [`crate::reduce::MARKER`]
+    /// at the start of S).
     pub source: String,
     /// Whether `source` is a C-Vise reduction (else the original program).
     pub reduced: bool,
@@ -320,12 +324,16 @@ async fn tool_version(exe: &str) -> String {
 pub fn readme(input: &BundleInput, transcripts: &[Transcript], gdb_version: &str, lldb_version: &str) -> String {
     let v = &input.variable;
     let l = &input.level;
+    // The marked line (the physical line, which `#line` may renumber), else
+    // line S of the file.
     let line_text = input
         .source
         .lines()
-        .nth(input.line.saturating_sub(1) as usize)
+        .find(|t| t.contains(MARKER))
+        .or_else(|| input.source.lines().nth(input.line.saturating_sub(1) as usize))
         .unwrap_or("")
-        .trim();
+        .replace(MARKER, "");
+    let line_text = line_text.trim();
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -338,8 +346,10 @@ pub fn readme(input: &BundleInput, transcripts: &[Transcript], gdb_version: &str
         s,
         "When the program stops at line {} of `a.c` (`{line_text}`), the debugger shows `{v} = {}`; the program \
          holds `{v} = {}` there. The -O0 build shows {}, and so does a `printf` of `{v}` inserted at that line. \
-         `opt_me_not()` is an empty function in a separate translation unit (`opt_me_not.c`), there only to keep \
-         a statement on the line.\n",
+         The line is marked by the comment `{MARKER}` at its start (a comment: it changes neither the code nor \
+         any line number). `opt_me_not.c` defines `opt_me_not()`, an empty function with a compiler memory \
+         barrier, compiled as a translation unit of its own and always linked (harmless when `a.c` does not call \
+         it; where it does, the call only keeps a statement on its line).\n",
         input.line, input.actual, input.expected, input.expected
     );
     let _ = writeln!(s, "## Reproduce\n\n```sh\nsh build.sh");
@@ -462,7 +472,7 @@ mod tests {
 
     /// GCC 12 -O2 puts the breakpoint for line 8 before the loop's result is
     /// in s: gdb prints 0 (observed with gdb 13.1), the program holds 135.
-    const PROGRAM: &str = "#include <stdio.h>\nvoid opt_me_not(void);\nint g;\nint main(void) {\n  int i, s = 0;\n  for (i = 0; i < 10; i++)\n    s += i * 3;\n  opt_me_not(); g = s;\n  printf(\"%d\\n\", g);\n  return 0;\n}\n";
+    const PROGRAM: &str = "#include <stdio.h>\nvoid opt_me_not(void);\nint g;\nint main(void) {\n  int i, s = 0;\n  for (i = 0; i < 10; i++)\n    s += i * 3;\n/*DOPPEL_S*/  opt_me_not(); g = s;\n  printf(\"%d\\n\", g);\n  return 0;\n}\n";
 
     fn entries() -> Vec<MatrixEntry> {
         vec![
@@ -579,6 +589,9 @@ mod tests {
         }
         let readme = read("README.md");
         assert!(readme.contains("# Wrong value of `s` at a.c:8 with gcc-"), "{readme}");
+        assert!(readme.contains("(`opt_me_not(); g = s;`)"), "{readme}");
+        assert!(readme.contains("comment `/*DOPPEL_S*/`"), "{readme}");
+        assert!(!readme.contains("there only to keep"), "{readme}");
         assert!(readme.contains("`-fno-tree-x`"), "{readme}");
         assert!(readme.contains("GNU gdb"), "{readme}");
         assert!(readme.contains("gcc -O2 -g -w a.c opt_me_not.c -o prog"), "{readme}");

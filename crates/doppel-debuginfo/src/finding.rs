@@ -13,6 +13,7 @@ use crate::{CheckVerdict, Reference, augment, probe};
 use doppel_core::RunRecord;
 use doppel_debuggers::{DebuggerConfig, registry};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -22,6 +23,9 @@ use std::time::Duration;
 pub struct StoredFinding {
     pub program: Program,
     pub source_text: String,
+    /// The line-augmented text that was checked (config `augmented_text`),
+    /// when the build was augmented; `None` for a plain build.
+    pub augmented_text: Option<String>,
     pub reference: Reference,
     pub compiler: Compiler,
     pub level: String,
@@ -36,8 +40,8 @@ pub struct StoredFinding {
     pub reduced: Option<ReducedText>,
 }
 
-/// A kept reduction: the reduced `a.c` (with its single `opt_me_not();`
-/// marking s) and how it was made.
+/// A kept reduction: the reduced `a.c` (with its single marker comment
+/// [`reduce::MARKER`] at s) and how it was made.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReducedText {
     pub text: String,
@@ -71,6 +75,7 @@ impl StoredFinding {
         Ok(StoredFinding {
             program: serde_json::from_value(parse("program")?).map_err(|e| format!("program: {e}"))?,
             source_text: field("source_text")?.as_str().unwrap_or("").to_string(),
+            augmented_text: c["augmented_text"].as_str().map(str::to_string),
             reference: serde_json::from_value(parse("reference")?).map_err(|e| format!("reference: {e}"))?,
             compiler: serde_json::from_value(parse("compiler")?).map_err(|e| format!("compiler: {e}"))?,
             level: field("level")?.as_str().unwrap_or("").to_string(),
@@ -92,10 +97,36 @@ impl StoredFinding {
         }
     }
 
-    /// The program with a single barrier call, at s: the starting point of
-    /// a reduction and the marker every reproducer breaks at.
-    pub fn marked_source(&self) -> String {
-        augment::augment(&self.source_text, &BTreeSet::from([self.reference.pair.line]))
+    /// The program exactly as it was checked (the augmented text for an
+    /// augmented build, else the source) with the comment [`reduce::MARKER`]
+    /// at column 1 of s: the starting point of a reduction and the line every
+    /// reproducer breaks at. The comment changes no code and no line number
+    /// (a barrier call at s would change code generation and can make the
+    /// finding vanish).
+    ///
+    /// Errors: the text has no line s, or holds a marker already.
+    pub fn marked_source(&self) -> Result<String, String> {
+        let text = self.checked_text();
+        reduce::mark_line(&text, self.reference.pair.line).ok_or_else(|| {
+            format!(
+                "cannot mark line {} of the program: no such line, or {} already in it",
+                self.reference.pair.line,
+                reduce::MARKER
+            )
+        })
+    }
+
+    /// The text the finding was checked on: `augmented_text` when the build
+    /// was augmented (rebuilt from `source_text` and the augmented lines for
+    /// a record without it), else `source_text`.
+    pub fn checked_text(&self) -> Cow<'_, str> {
+        if self.augmented.is_empty() {
+            return Cow::Borrowed(&self.source_text);
+        }
+        match &self.augmented_text {
+            Some(t) => Cow::Borrowed(t),
+            None => Cow::Owned(augment::augment(&self.source_text, &self.augmented)),
+        }
     }
 
     /// The reduction spec: the same wrong value in the same compiler, level
@@ -121,8 +152,8 @@ impl StoredFinding {
 /// Reduces finding `f` with C-Vise into `out_dir` within `budget`,
 /// starting from [`StoredFinding::marked_source`].
 ///
-/// Errors: as [`reduce::reduce`], notably when the program with a single
-/// barrier at s no longer shows the wrong value.
+/// Errors: as [`StoredFinding::marked_source`] and [`reduce::reduce`],
+/// notably when the marked program no longer shows the wrong value.
 pub async fn reduce_finding(
     f: &StoredFinding,
     out_dir: &Path,
@@ -134,7 +165,7 @@ pub async fn reduce_finding(
     std::fs::create_dir_all(&start).map_err(|e| e.to_string())?;
     let source = start.join("a.c");
     let barrier = start.join("opt_me_not.c");
-    std::fs::write(&source, f.marked_source()).map_err(|e| e.to_string())?;
+    std::fs::write(&source, f.marked_source()?).map_err(|e| e.to_string())?;
     std::fs::write(&barrier, BARRIER_SOURCE).map_err(|e| e.to_string())?;
     let summary = reduce::reduce(&f.reduce_spec(), &source, &barrier, doppel_exe, out_dir, budget).await?;
     let text = std::fs::read_to_string(&summary.path).map_err(|e| e.to_string())?;
@@ -145,9 +176,10 @@ pub async fn reduce_finding(
     })
 }
 
-/// The reproduction matrix of a marked program (one `opt_me_not();` at the
-/// pair's line): the pair checked with `debugger` in every installed
-/// compiler of `compilers` at every level of `levels`.
+/// The reproduction matrix of a marked program (one [`reduce::MARKER`] at
+/// the pair's line; the barrier unit linked as its own translation unit):
+/// the pair checked with `debugger` in every installed compiler of
+/// `compilers` at every level of `levels`.
 pub async fn matrix(
     marked: &str,
     reference: &Reference,
@@ -161,7 +193,7 @@ pub async fn matrix(
     let barrier = dir.path().join("opt_me_not.c");
     std::fs::write(&source, marked).map_err(|e| e.to_string())?;
     std::fs::write(&barrier, BARRIER_SOURCE).map_err(|e| e.to_string())?;
-    let line = reduce::marker_line(marked).ok_or("the program has no single barrier call")?;
+    let line = reduce::marker_line(marked).ok_or(format!("the program has no single marker {}", reduce::MARKER))?;
     let mut reference = reference.clone();
     reference.pair.line = line;
     let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
@@ -191,7 +223,7 @@ pub async fn matrix(
 pub const MATRIX_COMPILERS: [&str; 5] = ["gcc", "clang", "clang-15", "clang-16", "clang-19"];
 
 /// Writes the bug-report bundle of `f` into `dir`: the reduced program when
-/// there is one (else the program with a single barrier at s), with its
+/// there is one (else [`StoredFinding::marked_source`]), with its
 /// matrix over [`MATRIX_COMPILERS`] x the five levels.
 ///
 /// Errors: the matrix or the bundle cannot be written.
@@ -203,7 +235,7 @@ pub async fn write_bundle(
 ) -> Result<(), String> {
     let (source, reduced) = match &f.reduced {
         Some(r) => (r.text.clone(), true),
-        None => (f.marked_source(), false),
+        None => (f.marked_source()?, false),
     };
     let line = reduce::marker_line(&source).unwrap_or(f.reference.pair.line);
     let levels: Vec<&str> = crate::LEVELS.to_vec();

@@ -18,7 +18,8 @@
 //! 6. `check`: Algorithm 1, batched: one debugger session per (binary,
 //!    debugger) checks every pair of that binary at the first hit of its line;
 //! 7. `triage`: cross-debugger verdict, culprit bisection (`bisect`), dedup
-//!    signature; `reduce`: cvise with a generated interestingness script;
+//!    signature; `reduce`: cvise with a generated interestingness script (s marked by the
+//!    comment `/*DOPPEL_S*/`, which changes no code);
 //!    `bundle`: the bug-report bundle.
 //!
 //! The types below are the plain data that crosses these steps.

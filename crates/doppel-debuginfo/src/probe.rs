@@ -2,10 +2,12 @@
 //! debuginfo probe`, called by the script of [`crate::reduce`]): does a
 //! variant `a.c` still show the finding?
 //!
-//! The line s is the line of the variant's single `opt_me_not();` (C-Vise
-//! renumbers lines); the variable's kind comes from the scope oracle at s,
-//! which also checks that v is in scope there. The variant is interesting
-//! when, with the barrier as a translation unit of its own:
+//! The line s is the line of the variant's single marker comment
+//! [`MARKER`] (C-Vise renumbers lines; see [`crate::reduce::marker_line`]);
+//! the variable's kind comes from the scope oracle at s, which also checks
+//! that v is in scope there. The variant may call the barrier
+//! `opt_me_not()` or not: its unit is always linked. The variant is
+//! interesting when, with the barrier as a translation unit of its own:
 //! 1. both builds (-O0 and the level) succeed;
 //! 2. the -O0 build pauses at s and v shows the reference value;
 //! 3. the optimized build pauses at s and v shows a wrong value of the
@@ -16,7 +18,7 @@
 
 use crate::bisect::{self, Oracle};
 use crate::check::check_binary;
-use crate::reduce::{MARKER, WrongClass, marker_line};
+use crate::reduce::{MARKER, WrongClass, marker_position};
 use crate::toolchain::{COMMON_FLAGS, Compiler};
 use crate::{CheckVerdict, Pair, Reference};
 use doppel_core::process::{self, Sandbox};
@@ -30,7 +32,7 @@ use tokio::process::Command;
 /// What the probe checks.
 #[derive(Debug, Clone)]
 pub struct ProbeSpec {
-    /// The variant (contains exactly one `opt_me_not();`).
+    /// The variant (contains exactly one [`MARKER`], at s).
     pub source: PathBuf,
     /// The barrier unit.
     pub barrier: PathBuf,
@@ -57,8 +59,10 @@ const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 pub async fn probe(spec: &ProbeSpec, debugger_config: &DebuggerConfig) -> Result<Option<String>, String> {
     let text =
         std::fs::read_to_string(&spec.source).map_err(|e| format!("cannot read {}: {e}", spec.source.display()))?;
-    let Some(line) = marker_line(&text) else {
-        return Ok(Some(format!("no single line with {MARKER}")));
+    // The scope oracle numbers physical lines, the debuggers the lines of
+    // `#line` directives.
+    let Some((physical, line)) = marker_position(&text) else {
+        return Ok(Some(format!("{} has no single marker {MARKER}", spec.source.display())));
     };
     let compiler = Compiler::discover(&spec.compiler).await?;
     let scopes = match clang_scope::scopes(
@@ -71,7 +75,11 @@ pub async fn probe(spec: &ProbeSpec, debugger_config: &DebuggerConfig) -> Result
         Ok(s) => s,
         Err(e) => return Ok(Some(format!("no scopes: {e}"))),
     };
-    let Some(variable) = scopes.visible_at(line).into_iter().find(|v| v.name == spec.variable) else {
+    let Some(variable) = scopes
+        .visible_at(physical)
+        .into_iter()
+        .find(|v| v.name == spec.variable)
+    else {
         return Ok(Some(format!("{} is not in scope at line {line}", spec.variable)));
     };
     let reference = Reference {

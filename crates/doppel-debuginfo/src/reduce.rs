@@ -1,19 +1,26 @@
 //! Test-case reduction of a finding with C-Vise: the interestingness script
 //! ([`interestingness_script`]) and the driver ([`reduce`]).
 //!
-//! A finding is a program `a.c` (in its line-augmented form: the line s
-//! carries the call `opt_me_not();`, the barrier being defined in the
-//! separate translation unit `opt_me_not.c`), a variable v, the -O0
-//! reference value, and a compiler, level and debugger that show a wrong
-//! value. C-Vise renumbers lines, so the script locates s by the barrier
-//! call: the reduced program must contain exactly one `opt_me_not();`, and s
-//! is its line.
+//! A finding is a program `a.c` (exactly as it was checked: the original
+//! text for a plain build, the line-augmented text for an augmented one), a
+//! line s, a variable v, the -O0 reference value, and a compiler, level and
+//! debugger that show a wrong value. C-Vise renumbers lines, so s is marked
+//! by the comment [`MARKER`] (`/*DOPPEL_S*/`) written at column 1 of s: a
+//! comment changes neither the code nor any line number, whereas a barrier
+//! call added at s changes code generation and can make the finding vanish.
+//! The reduced program must contain exactly one marker, and s is its line
+//! ([`marker_line`]).
+//!
+//! The program may call the line-augmentation barrier `opt_me_not()` any
+//! number of times (zero included); its unit `opt_me_not.c` is always
+//! compiled as a translation unit of its own and linked (harmless when
+//! unused), and `a.c` must not define it.
 //!
 //! Reduction keeps only variants that are still the *same* bug, so the
 //! script re-checks every condition of a sound finding (prior-art notes,
 //! section 5), each under `timeout`:
-//! 1. exactly one `opt_me_not();` in `a.c`, on one line, and no definition
-//!    of `opt_me_not` in `a.c`;
+//! 1. exactly one marker in `a.c`, and no definition of `opt_me_not` in
+//!    `a.c`;
 //! 2. no C-Vise artefact the compilers accept silently: a `-fsyntax-only`
 //!    pass with the warnings of [`ReduceSpec::warning_errors`] as errors
 //!    (implicit int, implicit declarations, missing returns, int/pointer
@@ -23,10 +30,11 @@
 //!    it);
 //! 3. no undefined behaviour: a clang `-fsanitize=address,undefined
 //!    -fno-sanitize-recover=all` build runs to exit status 0 without a
-//!    sanitizer report, and the shadow program (`a.c` with a print of v
-//!    right after the marker, inserted by `sed`) built with
-//!    `-fsanitize=memory` runs to exit status 0 without a report; for an
-//!    integer or pointer v its first print must equal the reference value;
+//!    sanitizer report, and the shadow program (`a.c` with the marker
+//!    replaced by a print of v, by `sed`, so that the print runs right before
+//!    the statement of line s) built with `-fsanitize=memory` runs to exit
+//!    status 0 without a report; for an integer or pointer v its first print
+//!    must equal the reference value;
 //! 4. the debugger part, delegated to `doppel debuginfo probe` (contract in
 //!    [`interestingness_script`]).
 //!
@@ -44,8 +52,13 @@ use tokio::process::Command;
 /// The barrier translation unit of line augmentation.
 pub const BARRIER_SOURCE: &str = "void opt_me_not(void){__asm__ volatile(\"\" ::: \"memory\");}\n";
 
-/// The marker: the barrier call that starts line s.
-pub const MARKER: &str = "opt_me_not();";
+/// The marker of line s: a comment written at column 1 of s (it changes
+/// neither the generated code nor any line number).
+pub const MARKER: &str = "/*DOPPEL_S*/";
+
+/// [`MARKER`] as a basic regular expression (`grep`, `sed`), without the
+/// delimiter `/` escaped.
+const MARKER_BRE: &str = "/\\*DOPPEL_S\\*/";
 
 /// Which wrong values count as the same bug.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,7 +205,8 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The C statement the shadow program runs right after the marker, with a
+/// The C statement that replaces the marker in the shadow program (it runs
+/// right before the statement of line s), with a
 /// `DOPPEL_SHADOW ` prefix so the first print is found among the program's
 /// own output. Integers print in decimal (`%lld`/`%llu`), pointers as
 /// `null`/`non-null`, arrays element by element (read only, not compared),
@@ -241,8 +255,10 @@ fn sed_replacement(s: &str) -> String {
 ///
 /// with `DOPPEL = doppel_exe`, `L` without the dash (`O2`), `D` `gdb` or
 /// `lldb`. `doppel` must exit with status **0 iff all** of:
-/// - S, the 1-based line of the only `opt_me_not();` in `a.c`, is found by
-///   the probe itself (it must not assume the original line number);
+/// - S, the line of the only [`MARKER`] in `a.c` (as [`marker_line`]: the
+///   line compilers and debuggers call it, `#line` directives honoured), is
+///   found by the probe itself (it must not assume the original line
+///   number);
 /// - `a.c` and `opt_me_not.c` (separate translation units, one command each
 ///   or one driver call without LTO) build with `C` at -O0 and at -L with
 ///   the common flags of [`crate::toolchain::Compiler::recipe`];
@@ -268,8 +284,8 @@ pub fn interestingness_script(spec: &ReduceSpec, doppel_exe: &Path) -> String {
     let q = sh_quote;
     let flags = COMMON_FLAGS.join(" ");
     let werr: Vec<String> = spec.warning_errors.iter().map(|w| format!("-Werror={w}")).collect();
-    let insert = format!("{{ {MARKER} {} }}", shadow_print(&spec.variable, &spec.kind));
-    let sed_expr = format!("s/opt_me_not();/{}/", sed_replacement(&insert));
+    let insert = shadow_print(&spec.variable, &spec.kind);
+    let sed_expr = format!("s/{}/{}/", MARKER_BRE.replace('/', "\\/"), sed_replacement(&insert));
     let compare = matches!(&spec.kind, VarKind::Integer { .. } | VarKind::Pointer);
     let probe = spec.probe_args().iter().map(|a| q(a)).collect::<Vec<_>>().join(" ");
     let mut s = String::new();
@@ -289,11 +305,16 @@ pub fn interestingness_script(spec: &ReduceSpec, doppel_exe: &Path) -> String {
     s.push_str("fail() { printf 'doppel-reduce: %s\\n' \"$*\" >&2; exit 1; }\n");
     s.push_str("export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=0\n\n");
 
-    s.push_str("# 1. exactly one marker, alone on its line; no definition of the barrier here\n");
+    s.push_str("# 1. exactly one marker of s; no definition of the barrier here (calls are fine)\n");
     s.push_str("[ -f a.c ] || fail 'step 1: no a.c'\n");
-    s.push_str("n=$(grep -c 'opt_me_not();' a.c)\n");
-    s.push_str("[ \"$n\" = 1 ] || fail \"step 1: $n lines with opt_me_not(); (need 1)\"\n");
-    s.push_str("grep -q 'opt_me_not();.*opt_me_not();' a.c && fail 'step 1: two markers on one line'\n");
+    s.push_str(&format!("n=$(grep -c {} a.c)\n", q(MARKER_BRE)));
+    s.push_str(&format!(
+        "[ \"$n\" = 1 ] || fail \"step 1: $n lines with the marker {MARKER} (need 1)\"\n"
+    ));
+    s.push_str(&format!(
+        "grep -q {} a.c && fail 'step 1: two markers on one line'\n",
+        q(&format!("{MARKER_BRE}.*{MARKER_BRE}"))
+    ));
     s.push_str("grep -q 'opt_me_not *([^)]*) *{' a.c && fail 'step 1: a.c defines opt_me_not'\n");
     s.push_str(&format!("printf '%s' {} > opt_me_not.c\n\n", q(&spec.barrier_source)));
 
@@ -344,7 +365,7 @@ pub struct Reduced {
     pub bytes_after: u64,
     pub lines_before: u32,
     pub lines_after: u32,
-    /// s in the reduced program: the line of its `opt_me_not();`.
+    /// s in the reduced program: the line of its marker (as [`marker_line`]).
     pub marker_line: u32,
     /// The time budget ran out and C-Vise was killed.
     pub timed_out: bool,
@@ -356,18 +377,55 @@ pub struct Reduced {
     pub elapsed_seconds: f64,
 }
 
-/// The 1-based line of the single marker in `text`, if there is exactly one.
+/// The 1-based line of the single marker in `text`, if there is exactly one,
+/// numbered as compilers and debuggers number it: `#line N` directives
+/// (such as the one [`crate::augment::declare_first`] writes) are honoured.
 pub fn marker_line(text: &str) -> Option<u32> {
-    let hits: Vec<usize> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(MARKER))
-        .map(|(i, _)| i)
-        .collect();
-    match hits.as_slice() {
-        [i] if text.matches(MARKER).count() == 1 => Some(*i as u32 + 1),
-        _ => None,
+    marker_position(text).map(|(_, logical)| logical)
+}
+
+/// The single marker's line in `text`: `(physical, logical)`, both 1-based,
+/// the physical one counting the lines of the file and the logical one as
+/// [`marker_line`]. `None` unless there is exactly one marker.
+pub fn marker_position(text: &str) -> Option<(u32, u32)> {
+    if text.matches(MARKER).count() != 1 {
+        return None;
     }
+    let physical = text.lines().position(|l| l.contains(MARKER))? as u32 + 1;
+    Some((physical, logical_lines(text)[physical as usize - 1]))
+}
+
+/// The logical line number of every physical line of `text` (index: the
+/// physical line - 1), after `#line N` and `# N "file"` directives.
+fn logical_lines(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut next = 1u32;
+    for l in text.lines() {
+        out.push(next);
+        next = line_directive(l).unwrap_or(next + 1);
+    }
+    out
+}
+
+/// N of a `#line N ...` or `# N ...` directive.
+fn line_directive(l: &str) -> Option<u32> {
+    let rest = l.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("line").map(str::trim_start).unwrap_or(rest);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// `text` with [`MARKER`] written at column 1 of logical line `line` (see
+/// [`marker_line`]); `None` when `text` has no such line or already holds a
+/// marker.
+pub fn mark_line(text: &str, line: u32) -> Option<String> {
+    if text.contains(MARKER) {
+        return None;
+    }
+    let physical = logical_lines(text).iter().rposition(|&n| n == line)? as u32 + 1;
+    Some(crate::augment::prefix_lines(text, |n| {
+        (n == physical).then(|| MARKER.to_string())
+    }))
 }
 
 /// Runs `script` in `dir` (which holds `a.c`) once. `Ok(())` when
@@ -389,7 +447,7 @@ async fn run_script(script: &Path, dir: &Path, timeout: Duration) -> Result<(), 
 
 /// Reduces a finding with C-Vise.
 ///
-/// `source`: the augmented program (with exactly one `opt_me_not();`);
+/// `source`: the program as checked, with exactly one [`MARKER`] at s;
 /// `barrier`: the barrier unit (its text replaces [`ReduceSpec::barrier_source`]);
 /// `doppel_exe`: the `doppel` executable the script calls for the probe;
 /// `out_dir`: created if needed, receives `a.c` (the result),
@@ -496,7 +554,15 @@ pub async fn reduce(
 mod tests {
     use super::*;
 
-    const GOOD: &str = "#include <stdio.h>\nvoid opt_me_not(void);\nint g;\nint main(void) {\n  int i, s = 0;\n  for (i = 0; i < 10; i++)\n    s += i * 3;\n  opt_me_not(); g = s;\n  printf(\"%d\\n\", g);\n  return 0;\n}\n";
+    /// A plain program (no barrier call) with s = 8 marked.
+    const GOOD: &str = "#include <stdio.h>\nint g;\nint main(void) {\n  int i, s = 0;\n  for (i = 0; i < 10; i++)\n    s += i * 3;\n  g = 1;\n/*DOPPEL_S*/  g = s;\n  printf(\"%d\\n\", g);\n  return 0;\n}\n";
+
+    /// The same, augmented (barrier calls at lines 7 and 8).
+    fn augmented() -> String {
+        GOOD.replacen("#include", "void opt_me_not(void);\n#line 1\n#include", 1)
+            .replace("  g = 1;", "opt_me_not();   g = 1;")
+            .replace("/*DOPPEL_S*/  g = s;", "/*DOPPEL_S*/opt_me_not();   g = s;")
+    }
 
     fn tools_present() -> bool {
         ["gcc", "clang-19", "timeout", "sed", "grep"]
@@ -547,11 +613,25 @@ mod tests {
     }
 
     #[test]
-    fn marker_line_needs_exactly_one_call() {
+    fn marker_line_needs_exactly_one_marker() {
         assert_eq!(marker_line(GOOD), Some(8));
-        assert_eq!(marker_line("opt_me_not(); opt_me_not();\n"), None);
-        assert_eq!(marker_line("int x;\n"), None);
-        assert_eq!(marker_line("a\nopt_me_not();\nopt_me_not();\n"), None);
+        assert_eq!(marker_line("/*DOPPEL_S*/ x; /*DOPPEL_S*/ y;\n"), None);
+        assert_eq!(marker_line("int x;\nopt_me_not();\n"), None);
+        assert_eq!(marker_line("a\n/*DOPPEL_S*/b\n/*DOPPEL_S*/c\n"), None);
+        // `#line 1` (line augmentation of a program starting with a
+        // directive): the line compilers and debuggers see.
+        assert_eq!(marker_position(&augmented()), Some((10, 8)));
+        assert_eq!(marker_line("#line 20\nx;\n# 40 \"a.c\"\n/*DOPPEL_S*/y;\n"), Some(40));
+    }
+
+    #[test]
+    fn mark_line_prefixes_the_logical_line() {
+        let plain = GOOD.replace(MARKER, "");
+        assert_eq!(mark_line(&plain, 8).as_deref(), Some(GOOD));
+        let aug = augmented().replace(MARKER, "");
+        assert_eq!(mark_line(&aug, 8), Some(augmented()));
+        assert_eq!(mark_line(&plain, 99), None);
+        assert_eq!(mark_line(GOOD, 8), None, "already marked");
     }
 
     #[test]
@@ -604,12 +684,28 @@ mod tests {
         );
         let shadow = std::fs::read_to_string(dir.join("work/doppel-shadow.c")).unwrap();
         assert!(
-            shadow.contains("{ opt_me_not(); printf(\"DOPPEL_SHADOW %lld\\n\", (long long)(s)); } g = s;"),
+            shadow.contains("\nprintf(\"DOPPEL_SHADOW %lld\\n\", (long long)(s));  g = s;\n"),
             "{shadow}"
         );
+        assert!(!shadow.contains(MARKER), "{shadow}");
         assert_eq!(
             std::fs::read_to_string(dir.join("work/opt_me_not.c")).unwrap(),
             BARRIER_SOURCE
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn barrier_calls_in_the_program_are_linked_with_the_barrier_unit() {
+        if !tools_present() {
+            return;
+        }
+        let (r, dir, _) = verdict(&spec(), &augmented(), 0).await;
+        assert_eq!(r, Ok(()));
+        let shadow = std::fs::read_to_string(dir.join("work/doppel-shadow.c")).unwrap();
+        assert!(
+            shadow.contains("\nprintf(\"DOPPEL_SHADOW %lld\\n\", (long long)(s));opt_me_not();   g = s;\n"),
+            "{shadow}"
         );
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -619,7 +715,7 @@ mod tests {
         if !tools_present() {
             return;
         }
-        let cases: [(&str, String, i32, &str); 7] = [
+        let cases: [(&str, String, i32, &str); 8] = [
             (
                 "uninitialized v (MSan on the shadow)",
                 GOOD.replace("int i, s = 0;", "int i, s;\n  if (g > 5) s = 0;")
@@ -628,18 +724,24 @@ mod tests {
                 "MSan",
             ),
             ("does not compile", GOOD.replace("g = s;", "g = s"), 0, "step 2"),
-            ("marker missing", GOOD.replace("opt_me_not(); ", ""), 0, "step 1"),
+            ("marker missing", GOOD.replace(MARKER, ""), 0, "step 1"),
             (
                 "marker duplicated",
-                GOOD.replace("g = s;", "g = s; opt_me_not();"),
+                GOOD.replace("g = s;", "g = s; /*DOPPEL_S*/"),
                 0,
                 "step 1",
             ),
             (
                 "marker on two lines",
-                GOOD.replace("return 0;", "opt_me_not();\n  return 0;"),
+                GOOD.replace("  return 0;", "/*DOPPEL_S*/  return 0;"),
                 0,
                 "step 1",
+            ),
+            (
+                "a.c defines the barrier",
+                format!("{GOOD}void opt_me_not(void) {{ }}\n"),
+                0,
+                "step 1: a.c defines",
             ),
             (
                 "out-of-bounds write (ASan)",

@@ -63,18 +63,13 @@ pub fn suspect(mine: (&CheckVerdict, Option<u64>), others: &[(&CheckVerdict, Opt
     for (o, pc) in others {
         let elsewhere = matches!((my_pc, pc), (Some(a), Some(b)) if a != *b);
         match o {
-            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere => {
-                if result == Suspect::Unconfirmed {
-                    result = Suspect::DifferentStop
-                }
+            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere && result == Suspect::Unconfirmed => {
+                result = Suspect::DifferentStop
             }
+            CheckVerdict::Match | CheckVerdict::WrongValue { .. } if elsewhere => {}
             CheckVerdict::Match => return Suspect::Debugger,
             CheckVerdict::WrongValue { actual: a, .. } if a == actual => result = Suspect::Compiler,
-            CheckVerdict::WrongValue { .. } => {
-                if result != Suspect::Compiler {
-                    result = Suspect::Disagree
-                }
-            }
+            CheckVerdict::WrongValue { .. } if result != Suspect::Compiler => result = Suspect::Disagree,
             _ => {}
         }
     }
@@ -103,22 +98,37 @@ mod tests {
 
     #[test]
     fn the_same_wrong_value_in_both_debuggers_points_at_the_compiler() {
-        assert_eq!(suspect(&wrong("7"), &[&wrong("7")]), Suspect::Compiler);
+        assert_eq!(suspect((&wrong("7"), None), &[(&wrong("7"), None)]), Suspect::Compiler);
     }
 
     #[test]
     fn a_debugger_that_reads_the_right_value_makes_the_other_suspect() {
-        assert_eq!(suspect(&wrong("7"), &[&CheckVerdict::Match]), Suspect::Debugger);
+        assert_eq!(
+            suspect((&wrong("7"), None), &[(&CheckVerdict::Match, None)]),
+            Suspect::Debugger
+        );
     }
 
     #[test]
     fn different_wrong_values_disagree_and_no_comparison_is_unconfirmed() {
-        assert_eq!(suspect(&wrong("7"), &[&wrong("8")]), Suspect::Disagree);
+        assert_eq!(suspect((&wrong("7"), None), &[(&wrong("8"), None)]), Suspect::Disagree);
         assert_eq!(
-            suspect(&wrong("7"), &[&CheckVerdict::OptimizedOut]),
+            suspect((&wrong("7"), None), &[(&CheckVerdict::OptimizedOut, None)]),
             Suspect::Unconfirmed
         );
-        assert_eq!(suspect(&wrong("7"), &[]), Suspect::Unconfirmed);
+        assert_eq!(suspect((&wrong("7"), None), &[]), Suspect::Unconfirmed);
+    }
+
+    #[test]
+    fn a_verdict_at_another_address_is_a_different_stop() {
+        assert_eq!(
+            suspect((&wrong("7"), Some(0x10)), &[(&CheckVerdict::Match, Some(0x20))]),
+            Suspect::DifferentStop
+        );
+        assert_eq!(
+            suspect((&wrong("7"), Some(0x10)), &[(&CheckVerdict::Match, Some(0x10))]),
+            Suspect::Debugger
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub struct DebuginfoCmd {
 pub enum DebuginfoAction {
     /// Does a variant still show a finding? The debugger part of a
     /// reduction's interestingness test (exit 0: yes, 1: no, 2: error).
-    Probe(ProbeArgs),
+    Probe(Box<ProbeArgs>),
     /// Reduce a stored finding with C-Vise (keeps the result in the store).
     Reduce(ReduceArgs),
     /// Bisect the culprit pass (Clang) or flags (GCC) of stored wrong values
@@ -52,7 +52,7 @@ pub struct BisectArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ProbeArgs {
-    /// The variant; s is the line of its single `opt_me_not();`.
+    /// The variant; s is the line of its single marker comment `/*DOPPEL_S*/`.
     #[arg(long)]
     pub source: PathBuf,
     /// The barrier translation unit.
@@ -251,7 +251,7 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
 
 pub async fn run(cmd: DebuginfoCmd, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
     match cmd.action {
-        Some(DebuginfoAction::Probe(p)) => probe(p).await,
+        Some(DebuginfoAction::Probe(p)) => probe(*p).await,
         Some(DebuginfoAction::Reduce(r)) => reduce(r, db).await,
         Some(DebuginfoAction::Bisect(b)) => bisect(b, db).await,
         None => campaign(cmd.run, s, db).await,
