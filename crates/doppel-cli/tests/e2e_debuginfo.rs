@@ -47,13 +47,26 @@ async fn figure_9c_still_shows_a_wrong_value_in_clang_19_and_every_command_handl
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("d.db");
     doppel(&db)
-        .args(["debuginfo", "--compilers", "clang-19", "--levels", "O1", "--debuggers", "gdb,lldb", "--no-bisect"])
+        .args([
+            "debuginfo",
+            "--compilers",
+            "clang-19",
+            "--levels",
+            "O1",
+            "--debuggers",
+            "gdb,lldb",
+            "--no-bisect",
+        ])
         .arg(paper("fig9c-gcc90716.c"))
         .assert()
         .success();
     let all = records(&db).await;
     let program = all.iter().find(|r| kind(r) == "program").expect("a program record");
-    assert!(matches!(program.verdict, Verdict::ProgramFinished { .. }), "{:?}", program.verdict);
+    assert!(
+        matches!(program.verdict, Verdict::ProgramFinished { .. }),
+        "{:?}",
+        program.verdict
+    );
     let sessions: Vec<&RunRecord> = all.iter().filter(|r| kind(r) == "session").collect();
     assert!(sessions.len() >= 2, "one session per build and debugger");
     // The paper's pair: j at line 10 is 8 at -O0; clang 19 -O1 says 0, in
@@ -71,7 +84,10 @@ async fn figure_9c_still_shows_a_wrong_value_in_clang_19_and_every_command_handl
     assert_eq!(finding.config["verdict"]["verdict"]["actual"], "0");
     assert_eq!(finding.config["suspect"], "compiler");
     let class = finding.verdict.finding().unwrap().class.to_string();
-    assert!(class.starts_with("debuginfo:clang-19.1.7,O1,compiler,-,int,gdb|wrong_value"), "{class}");
+    assert!(
+        class.starts_with("debuginfo:clang-19.1.7,O1,compiler,-,int,gdb|wrong_value"),
+        "{class}"
+    );
     let id = finding.id.unwrap().to_string();
 
     let shown = doppel(&db).args(["show", &id]).assert().success();
@@ -88,7 +104,15 @@ async fn figure_9c_still_shows_a_wrong_value_in_clang_19_and_every_command_handl
         .arg(&bundle)
         .assert()
         .success();
-    for f in ["README.md", "a.c", "opt_me_not.c", "build.sh", "gdb.cmd", "lldb.cmd", "matrix.md"] {
+    for f in [
+        "README.md",
+        "a.c",
+        "opt_me_not.c",
+        "build.sh",
+        "gdb.cmd",
+        "lldb.cmd",
+        "matrix.md",
+    ] {
         assert!(bundle.join(f).is_file(), "{f} missing");
     }
     let matrix = std::fs::read_to_string(bundle.join("matrix.md")).unwrap();
@@ -106,7 +130,15 @@ async fn a_correct_program_gives_references_and_no_finding() {
     .unwrap();
     let db = dir.path().join("d.db");
     doppel(&db)
-        .args(["debuginfo", "--compilers", "gcc,clang", "--levels", "O2", "--debuggers", "gdb,lldb"])
+        .args([
+            "debuginfo",
+            "--compilers",
+            "gcc,clang",
+            "--levels",
+            "O2",
+            "--debuggers",
+            "gdb,lldb",
+        ])
         .arg(&src)
         .assert()
         .success();
@@ -117,7 +149,13 @@ async fn a_correct_program_gives_references_and_no_finding() {
     // a at lines 5 and 6, b at line 6 (g is a global, not checked).
     assert!(refs.len() >= 3, "{refs:?}");
     let sessions: Vec<&RunRecord> = all.iter().filter(|r| kind(r) == "session").collect();
-    assert_eq!(sessions.len(), 4, "gcc and clang, gdb and lldb, one build each");
+    // gcc and clang, each one or two builds (the program as it is, and the
+    // line-augmented one), each with gdb and lldb.
+    assert!(
+        (4..=8).contains(&sessions.len()) && sessions.len() % 2 == 0,
+        "{}",
+        sessions.len()
+    );
     let matched: usize = sessions
         .iter()
         .map(|s| {
@@ -143,7 +181,15 @@ async fn a_program_that_does_not_compile_or_has_undefined_behaviour_is_rejected_
     .unwrap();
     let db = dir.path().join("d.db");
     doppel(&db)
-        .args(["debuginfo", "--compilers", "gcc", "--levels", "O2", "--debuggers", "gdb"])
+        .args([
+            "debuginfo",
+            "--compilers",
+            "gcc",
+            "--levels",
+            "O2",
+            "--debuggers",
+            "gdb",
+        ])
         .arg(dir.path())
         .assert()
         .success();
@@ -157,11 +203,15 @@ async fn a_program_that_does_not_compile_or_has_undefined_behaviour_is_rejected_
         .collect();
     assert_eq!(reasons.len(), 2, "{reasons:?}");
     assert!(
-        reasons.iter().any(|r| r.starts_with("broken.c: rejected at seed: does_not_compile")),
+        reasons
+            .iter()
+            .any(|r| r.starts_with("broken.c: rejected at seed: does_not_compile")),
         "{reasons:?}"
     );
     assert!(
-        reasons.iter().any(|r| r.starts_with("ub.c: rejected at seed: ub_asan_ubsan")),
+        reasons
+            .iter()
+            .any(|r| r.starts_with("ub.c: rejected at seed: ub_asan_ubsan")),
         "{reasons:?}"
     );
 }

@@ -3,11 +3,11 @@
 //! per (s, v) pair, as PLDI'20's Algorithm 1 does, on the same programs,
 //! builds and references. Measures; asserts nothing.
 
+use crate::Reference;
 use crate::check::check_binary;
 use crate::config::DebuginfoConfig;
 use crate::program::{self, Preparation, Program};
 use crate::toolchain::Compiler;
-use crate::Reference;
 use doppel_core::Subject;
 use doppel_debuggers::{DebuggerConfig, registry};
 use doppel_lang::c::BuildCache;
@@ -77,8 +77,11 @@ pub async fn run(
                 let Ok(stmt) = program::stmt_lines(&plain) else {
                     continue;
                 };
-                let (direct, rest): (Vec<Reference>, Vec<Reference>) =
-                    ready.references.iter().cloned().partition(|r| stmt.contains(&r.pair.line));
+                let (direct, rest): (Vec<Reference>, Vec<Reference>) = ready
+                    .references
+                    .iter()
+                    .cloned()
+                    .partition(|r| stmt.contains(&r.pair.line));
                 if !direct.is_empty() {
                     builds.push((plain, direct));
                 }
