@@ -152,7 +152,7 @@ async fn a_correct_program_gives_references_and_no_finding() {
     // gcc and clang, each one or two builds (the program as it is, and the
     // line-augmented one), each with gdb and lldb.
     assert!(
-        (4..=8).contains(&sessions.len()) && sessions.len() % 2 == 0,
+        (4..=8).contains(&sessions.len()) && sessions.len().is_multiple_of(2),
         "{}",
         sessions.len()
     );
