@@ -47,7 +47,7 @@ pub fn normalize(kind: &VarKind, value: &Value) -> Shown {
             let elems: Vec<String> = if !value.children.is_empty() {
                 value.children.iter().map(|c| c.value.text.trim().to_string()).collect()
             } else {
-                match array_elements(text) {
+                match array_elements(text).or_else(|| char_array_elements(text)) {
                     Some(e) => e,
                     None => return Shown::Unreadable(text.to_string()),
                 }
@@ -146,6 +146,11 @@ fn char_literal(t: &str) -> Option<u8> {
 /// `null` for an all-zero address, `non-null` for another one. GDB may add
 /// a symbol (`0x4010 <g_5>`), LLDB a type (`(int *) 0x0`).
 fn pointer(text: &str) -> Option<&'static str> {
+    // GDB's rendering of DW_OP_implicit_pointer: the pointer was optimized
+    // away but what it points to is known, so it is not null.
+    if text.contains("<synthetic pointer>") {
+        return Some("non-null");
+    }
     let hex = text.split_whitespace().find_map(|w| w.strip_prefix("0x"))?;
     let digits: String = hex.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
     if digits.is_empty() {
@@ -199,6 +204,84 @@ fn array_elements(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// The bytes of a `char`-element array as GDB prints it: string segments
+/// and repeated characters (`"\354_\001"`, `"ab", '\000' <repeats 14 times>`),
+/// as one decimal element each (unsigned; the element kind reinterprets it).
+fn char_array_elements(text: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('"') {
+            let mut bytes = Vec::new();
+            let mut chars = r.char_indices();
+            let end = loop {
+                let (i, c) = chars.next()?;
+                match c {
+                    '"' => break i,
+                    '\\' => {
+                        let (_, e) = chars.next()?;
+                        let b = match e {
+                            'n' => b'\n',
+                            't' => b'\t',
+                            'r' => b'\r',
+                            'a' => 7,
+                            'b' => 8,
+                            'f' => 12,
+                            'v' => 11,
+                            'e' => 27,
+                            '0'..='7' => {
+                                let mut n = e.to_digit(8)?;
+                                for _ in 0..2 {
+                                    let save = chars.clone();
+                                    match chars.next() {
+                                        Some((_, d)) if d.is_digit(8) => n = n * 8 + d.to_digit(8)?,
+                                        _ => {
+                                            chars = save;
+                                            break;
+                                        }
+                                    }
+                                }
+                                n as u8
+                            }
+                            other if other.is_ascii() => other as u8,
+                            _ => return None,
+                        };
+                        bytes.push(b);
+                    }
+                    c if c.is_ascii() => bytes.push(c as u8),
+                    _ => return None,
+                }
+            };
+            out.extend(bytes.iter().map(|b| b.to_string()));
+            rest = r[end + 1..].trim_start();
+        } else if rest.starts_with('\'') {
+            let close = rest[1..].find('\'').map(|i| i + 2)?;
+            // An escaped quote ('\'') is not a close.
+            let close = if &rest[..close] == "'\\'" {
+                rest[3..].find('\'').map(|i| i + 4)?
+            } else {
+                close
+            };
+            let b = char_literal(&rest[..close])?;
+            rest = rest[close..].trim_start();
+            let mut n = 1usize;
+            if let Some(r) = rest.strip_prefix("<repeats ") {
+                let (count, after) = r.split_once(" times>")?;
+                n = count.trim().parse().ok()?;
+                rest = after.trim_start();
+            }
+            out.extend(std::iter::repeat_n(b.to_string(), n));
+        } else {
+            return None;
+        }
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        if rest.starts_with("...") {
+            break;
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +327,26 @@ mod tests {
         ] {
             assert_eq!(n(&int(true, 32), t), Shown::OptimizedOut, "{t}");
         }
+    }
+
+    #[test]
+    fn gdb_strings_of_char_arrays_read_as_their_bytes() {
+        let k = VarKind::Array {
+            elem: Box::new(int(true, 8)),
+            len: 4,
+        };
+        assert_eq!(n(&k, "\"\\354_\\001\\001_\""), v("{-20, 95, 1, 1}"));
+        assert_eq!(n(&k, "\"a\", '\\000' <repeats 3 times>"), v("{97, 0, 0, 0}"));
+        let u = VarKind::Array {
+            elem: Box::new(int(false, 8)),
+            len: 2,
+        };
+        assert_eq!(n(&u, "\"\\377\\n\""), v("{255, 10}"));
+    }
+
+    #[test]
+    fn gdbs_synthetic_pointer_is_not_null() {
+        assert_eq!(n(&VarKind::Pointer, "<synthetic pointer>"), v("non-null"));
     }
 
     #[test]
