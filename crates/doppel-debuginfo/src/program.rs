@@ -10,7 +10,7 @@ use crate::{CheckVerdict, Pair, Reference, augment, shadow, wellformed};
 use doppel_core::Subject;
 use doppel_core::process::Limits;
 use doppel_debuggers::Debugger;
-use doppel_lang::c::{BuildCache, clang_scope, coverage, linetable, statements};
+use doppel_lang::c::{BuildCache, clang_scope, coverage, linetable, statements, writes};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -87,8 +87,11 @@ pub struct Ready {
     /// Of those, lines executed at least once.
     pub covered_lines: usize,
     /// Actionable pairs (covered statement line x variable in scope of a
-    /// checked kind) before sampling.
+    /// checked kind, not written on that line) before sampling.
     pub candidates: usize,
+    /// Pairs left out because their line writes the variable.
+    #[serde(default)]
+    pub written_on_line: usize,
     /// Pairs handed to shadow validation (at most `max_pairs`).
     pub sampled: usize,
     /// Pairs shadow validation rejected, with the reason.
@@ -161,12 +164,21 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         Ok(s) => s,
         Err(e) => return reject("scopes", e),
     };
+    // A line that writes v has no single value of v "at" it (see
+    // doppel_lang::c::writes): such pairs are left out.
+    let writes = writes::writes_by_line(&text);
+    let mut written = 0usize;
     let mut pairs: Vec<Pair> = Vec::new();
     for &line in &covered {
         for variable in scopes.visible_at(line) {
-            if config.checks_kind(variable.kind.name()) {
-                pairs.push(Pair { line, variable });
+            if !config.checks_kind(variable.kind.name()) {
+                continue;
             }
+            if writes.get(&line).is_some_and(|w| w.contains(&variable.name)) {
+                written += 1;
+                continue;
+            }
+            pairs.push(Pair { line, variable });
         }
     }
     let candidates = pairs.len();
@@ -204,6 +216,7 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         statement_lines: starts.len(),
         covered_lines: covered.len(),
         candidates,
+        written_on_line: written,
         sampled,
         rejected: shadowed.rejected,
         references: shadowed.references,

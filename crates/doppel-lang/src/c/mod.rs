@@ -7,6 +7,7 @@
 pub mod clang_scope;
 mod compile;
 pub mod coverage;
+pub mod writes;
 pub mod linetable;
 pub mod statements;
 mod syntax;
