@@ -467,7 +467,8 @@ async fn run_rust_program(
                 .entry(stage.into())
                 .and_modify(|n| *n += 1)
                 .or_insert(1);
-            let prep = serde_json::json!({"prepared": "rejected", "stage": stage, "reason": reason, "language": "rust"});
+            let prep =
+                serde_json::json!({"prepared": "rejected", "stage": stage, "reason": reason, "language": "rust"});
             let record = program_record(
                 spec,
                 p,
@@ -493,7 +494,10 @@ async fn run_rust_program(
     shared.stats.lock().await.references += refs.references.len();
     let lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
     let ast_node = |line: u32| {
-        let l = lines.get((line as usize).saturating_sub(1)).map(String::as_str).unwrap_or("");
+        let l = lines
+            .get((line as usize).saturating_sub(1))
+            .map(String::as_str)
+            .unwrap_or("");
         let word: String = l.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         format!("rust:{}", if word.is_empty() { "expression" } else { word.as_str() })
     };
@@ -502,15 +506,20 @@ async fn run_rust_program(
     for level in &spec.config.levels {
         match rust::check_level(p, &refs.references, &rustc, level, &shared.rust_builds, dbgs).await {
             Ok((builds, cells)) => {
-                let (row, c, f) =
-                    store_level(
+                let (row, c, f) = store_level(
                     spec,
                     p,
                     &text,
                     (&rustc, level),
                     &builds,
                     &cells,
-                    &ast_node, dbgs, store, shared, on_progress).await;
+                    &ast_node,
+                    dbgs,
+                    store,
+                    shared,
+                    on_progress,
+                )
+                .await;
                 matrix.push(row);
                 checks += c;
                 findings += f;

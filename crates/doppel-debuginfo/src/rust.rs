@@ -167,7 +167,12 @@ impl RustBuilder {
     ///
     /// Errors: an unknown level, the program or the barrier does not
     /// compile (rustc's first 40 lines of diagnostics), a timeout, I/O.
-    pub async fn build(&self, program: &Program, compiler: &Compiler, level: &str) -> Result<(Subject, String), String> {
+    pub async fn build(
+        &self,
+        program: &Program,
+        compiler: &Compiler,
+        level: &str,
+    ) -> Result<(Subject, String), String> {
         let opt = opt_level(level)?;
         let text = tokio::fs::read(&program.source)
             .await
@@ -232,10 +237,19 @@ impl RustBuilder {
 /// Compiles the barrier crate and the program in `dir` (renamed to `entry`
 /// afterwards; `--remap-path-prefix` makes the debug information name the
 /// final path).
-async fn compile(dir: &Path, entry: &Path, file_name: &str, text: &[u8], compiler: &Compiler, opt: &str) -> Result<(), String> {
+async fn compile(
+    dir: &Path,
+    entry: &Path,
+    file_name: &str,
+    text: &[u8],
+    compiler: &Compiler,
+    opt: &str,
+) -> Result<(), String> {
     let io = |e: std::io::Error| format!("I/O error: {e}");
     tokio::fs::write(dir.join(file_name), text).await.map_err(io)?;
-    tokio::fs::write(dir.join(BARRIER_CRATE), BARRIER_SOURCE).await.map_err(io)?;
+    tokio::fs::write(dir.join(BARRIER_CRATE), BARRIER_SOURCE)
+        .await
+        .map_err(io)?;
     let remap = format!("--remap-path-prefix={}={}", dir.display(), entry.display());
     let common = ["--edition", EDITION, "-g", "-C", &format!("opt-level={opt}")].map(str::to_string);
     let mut log = String::new();
@@ -528,10 +542,31 @@ mod tests {
     fn integer_types_and_the_rest() {
         assert_eq!(integer_kind("i32"), Some(VarKind::Integer { signed: true, bits: 32 }));
         assert_eq!(integer_kind("u8"), Some(VarKind::Integer { signed: false, bits: 8 }));
-        assert_eq!(integer_kind("i128"), Some(VarKind::Integer { signed: true, bits: 128 }));
-        assert_eq!(integer_kind("usize"), Some(VarKind::Integer { signed: false, bits: 64 }));
+        assert_eq!(
+            integer_kind("i128"),
+            Some(VarKind::Integer {
+                signed: true,
+                bits: 128
+            })
+        );
+        assert_eq!(
+            integer_kind("usize"),
+            Some(VarKind::Integer {
+                signed: false,
+                bits: 64
+            })
+        );
         assert_eq!(integer_kind("bool"), Some(VarKind::Integer { signed: false, bits: 1 }));
-        for t in ["char", "f64", "&i32", "i7", "u", "alloc::vec::Vec<i32>", "*mut u8", "[i32; 3]"] {
+        for t in [
+            "char",
+            "f64",
+            "&i32",
+            "i7",
+            "u",
+            "alloc::vec::Vec<i32>",
+            "*mut u8",
+            "[i32; 3]",
+        ] {
             assert_eq!(integer_kind(t), None, "{t}");
         }
     }

@@ -106,7 +106,10 @@ fn version_number(line: &str) -> String {
     line.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
         .map(|w| w.split('-').next().unwrap_or(w))
         .filter(|w| w.contains('.') && w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .find(|w| w.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())))
+        .find(|w| {
+            w.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        })
         .map(str::to_string)
         .unwrap_or_default()
 }

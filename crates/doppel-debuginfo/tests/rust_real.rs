@@ -32,7 +32,15 @@ const TRIVIAL: &str = "fn main() {
 }
 ";
 
-async fn setup(text: &str) -> (tempfile::TempDir, Program, Compiler, RustBuilder, Vec<(String, Box<dyn Debugger>)>) {
+async fn setup(
+    text: &str,
+) -> (
+    tempfile::TempDir,
+    Program,
+    Compiler,
+    RustBuilder,
+    Vec<(String, Box<dyn Debugger>)>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("main.rs");
     std::fs::write(&src, text).unwrap();
@@ -51,7 +59,9 @@ async fn setup(text: &str) -> (tempfile::TempDir, Program, Compiler, RustBuilder
 #[tokio::test]
 async fn figure_10_has_references_and_every_pair_a_verdict() {
     let (_dir, program, rustc, builder, mut dbgs) = setup(FIG10).await;
-    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1).await.unwrap();
+    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1)
+        .await
+        .unwrap();
     eprintln!("{refs:#?}");
     let counter = refs
         .references
@@ -85,7 +95,9 @@ async fn figure_10_has_references_and_every_pair_a_verdict() {
 #[tokio::test]
 async fn a_correct_program_shows_no_wrong_value() {
     let (_dir, program, rustc, builder, mut dbgs) = setup(TRIVIAL).await;
-    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1).await.unwrap();
+    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1)
+        .await
+        .unwrap();
     eprintln!("{refs:#?}");
     let at6: Vec<(&str, &str)> = refs
         .references

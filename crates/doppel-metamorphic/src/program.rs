@@ -71,7 +71,10 @@ fn node_types(language: Language, text: &str) -> (Vec<String>, String) {
         }
         // Not a metamorphic language (Rust is `doppel debuginfo` only): no
         // line counts as code.
-        Language::Rust => (vec!["source_file".to_string(); text.lines().count()], "source_file".to_string()),
+        Language::Rust => (
+            vec!["source_file".to_string(); text.lines().count()],
+            "source_file".to_string(),
+        ),
     }
 }
 
