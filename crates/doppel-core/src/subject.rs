@@ -9,6 +9,9 @@ use std::path::PathBuf;
 pub enum Language {
     C,
     JavaScript,
+    /// Rust (`doppel debuginfo` only: PLDI'20 section 6.1); the
+    /// differential and metamorphic techniques reject it.
+    Rust,
 }
 
 /// A program ready to be debugged.

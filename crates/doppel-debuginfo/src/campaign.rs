@@ -21,7 +21,7 @@ use crate::config::DebuginfoConfig;
 use crate::program::{self, Build, Cell, Preparation, Program};
 use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
-use crate::{CheckVerdict, Reference};
+use crate::{CheckVerdict, Reference, rust};
 use doppel_core::store::Store;
 use doppel_core::{
     Action, ActionKind, ClassKey, DivergenceKind, ExecAction, Finding, Language, RunRecord, Subject, Verdict,
@@ -56,6 +56,13 @@ pub struct DebuginfoSpec {
     /// Executable per debugger name (`lldb = "/usr/bin/lldb-dap-22"`).
     #[serde(default)]
     pub executables: BTreeMap<String, String>,
+    /// The compiler of Rust programs (`.rs` seeds, [`crate::rust`]).
+    #[serde(default = "default_rustc")]
+    pub rustc: String,
+}
+
+fn default_rustc() -> String {
+    "rustc".into()
 }
 
 /// Progress reports, for the progress bar.
@@ -131,7 +138,17 @@ pub async fn run_campaign(
             Err(e) => missing.push(e),
         }
     }
-    if compilers.is_empty() {
+    let any_c = programs.iter().any(|p| !rust::is_rust_source(&p.source));
+    let rustc = if programs.iter().any(|p| rust::is_rust_source(&p.source)) {
+        let found = Compiler::discover(&spec.rustc).await;
+        if let Err(e) = &found {
+            missing.push(e.clone());
+        }
+        Some(found)
+    } else {
+        None
+    };
+    if compilers.is_empty() && any_c {
         anyhow::bail!("no compiler under test is installed: {}", missing.join("; "));
     }
     let done: HashSet<String> = if spec.resume {
@@ -171,6 +188,8 @@ pub async fn run_campaign(
         bisected: Mutex::new(HashMap::new()),
         compilers: Arc::new(compilers),
         cache: BuildCache::new(spec.cache_dir.clone()),
+        rustc,
+        rust_builds: rust::RustBuilder::new(spec.cache_dir.join("rust")),
     };
     let workers = pool.into_iter().map(|mut dbgs| {
         let shared = &shared;
@@ -198,6 +217,9 @@ struct Shared {
     bisected: Mutex<HashMap<String, Option<bisect::Culprit>>>,
     compilers: Arc<Vec<Compiler>>,
     cache: BuildCache,
+    /// rustc, when some program is Rust (the reason when it is missing).
+    rustc: Option<Result<Compiler, String>>,
+    rust_builds: rust::RustBuilder,
 }
 
 async fn run_program(
@@ -208,6 +230,9 @@ async fn run_program(
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) {
+    if rust::is_rust_source(&p.source) {
+        return run_rust_program(spec, p, dbgs, store, shared, on_progress).await;
+    }
     let started = Instant::now();
     let limits = spec.debugger_config.limits;
     let prep = match program::barrier_unit(shared.cache.dir()) {
@@ -235,7 +260,7 @@ async fn run_program(
                 p,
                 &subject,
                 &text,
-                &prep,
+                serde_json::to_value(&prep).unwrap_or_default(),
                 &[],
                 Verdict::SubjectError {
                     reason: format!("rejected at {stage}: {reason}"),
@@ -268,66 +293,23 @@ async fn run_program(
                 }
             };
             let (builds, cells) = (checked.builds, checked.cells);
-            let counts = program::verdict_counts(&cells);
-            {
-                let mut s = shared.stats.lock().await;
-                s.sessions += cells.len();
-                for (k, n) in &counts {
-                    *s.verdicts.entry(k.clone()).or_insert(0) += n;
-                    checks += n;
-                }
-                s.session_seconds += cells.iter().map(|c| c.session.duration_ms / 1e3).sum::<f64>();
-            }
-            matrix.push(serde_json::json!({"compiler": compiler.tag(), "level": level, "verdicts": counts}));
-            for cell in &cells {
-                let b = &builds[cell.build];
-                let record = session_record(spec, p, b, cell);
-                put(store, &record, &p.name, shared, on_progress).await;
-            }
-            for (ci, cell) in cells.iter().enumerate() {
-                let b = &builds[cell.build];
-                for (ri, v) in cell.session.verdicts.iter().enumerate() {
-                    if !v.verdict.is_finding() {
-                        continue;
-                    }
-                    let others: Vec<(&str, &PairVerdict)> = cells
-                        .iter()
-                        .enumerate()
-                        .filter(|(cj, c)| *cj != ci && c.build == cell.build)
-                        .map(|(_, c)| (c.debugger.as_str(), &c.session.verdicts[ri]))
-                        .collect();
-                    let reference = &b.references[ri];
-                    let f = FindingInput {
-                        program: p,
-                        text: &text,
-                        build: b,
-                        debugger: &cell.debugger,
-                        reference,
-                        verdict: v,
-                        others: &others,
-                        ast_node: syntax.ast_node_type(reference.pair.line),
-                    };
-                    let culprit = if spec.config.bisect && matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
-                        culprit_for(&f, dbgs, shared).await
-                    } else {
-                        None
-                    };
-                    let record = finding_record(spec, &f, culprit.as_ref());
-                    let class = record
-                        .verdict
-                        .finding()
-                        .map(|f| f.class.to_string())
-                        .unwrap_or_default();
-                    if put(store, &record, &p.name, shared, on_progress).await {
-                        findings += 1;
-                        shared.stats.lock().await.findings += 1;
-                        on_progress(Progress::Finding {
-                            name: p.name.clone(),
-                            class,
-                        });
-                    }
-                }
-            }
+            let (row, n_checks, n_findings) = store_level(
+                spec,
+                p,
+                &text,
+                (compiler, level),
+                &builds,
+                &cells,
+                &|line| syntax.ast_node_type(line),
+                dbgs,
+                store,
+                shared,
+                on_progress,
+            )
+            .await;
+            matrix.push(row);
+            checks += n_checks;
+            findings += n_findings;
         }
     }
     let record = program_record(
@@ -335,7 +317,225 @@ async fn run_program(
         p,
         &subject,
         &text,
-        &prep,
+        serde_json::to_value(&prep).unwrap_or_default(),
+        &matrix,
+        Verdict::ProgramFinished { actions: checks },
+        started,
+    );
+    put(store, &record, &p.name, shared, on_progress).await;
+    shared.stats.lock().await.programs += 1;
+    on_progress(Progress::ProgramDone {
+        name: p.name.clone(),
+        outcome: "checked".into(),
+        findings,
+    });
+}
+
+/// Stores the session and finding records of one (compiler, level) and
+/// counts them: returns the matrix row, the checks and the findings stored.
+/// Wrong values are bisected (with `spec.config.bisect`) unless the
+/// compiler is rustc.
+#[allow(clippy::too_many_arguments)]
+async fn store_level(
+    spec: &DebuginfoSpec,
+    p: &Program,
+    text: &str,
+    (compiler, level): (&Compiler, &str),
+    builds: &[Build],
+    cells: &[Cell],
+    ast_node: &(dyn Fn(u32) -> String + Sync),
+    dbgs: &mut [(String, Box<dyn Debugger>)],
+    store: &Store,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> (serde_json::Value, usize, usize) {
+    let counts = program::verdict_counts(cells);
+    let mut checks = 0;
+    let mut findings = 0;
+    {
+        let mut s = shared.stats.lock().await;
+        s.sessions += cells.len();
+        for (k, n) in &counts {
+            *s.verdicts.entry(k.clone()).or_insert(0) += n;
+            checks += n;
+        }
+        s.session_seconds += cells.iter().map(|c| c.session.duration_ms / 1e3).sum::<f64>();
+    }
+    let row = serde_json::json!({"compiler": compiler.tag(), "level": level, "verdicts": counts});
+    for cell in cells {
+        let b = &builds[cell.build];
+        let record = session_record(spec, p, b, cell);
+        put(store, &record, &p.name, shared, on_progress).await;
+    }
+    for (ci, cell) in cells.iter().enumerate() {
+        let b = &builds[cell.build];
+        for (ri, v) in cell.session.verdicts.iter().enumerate() {
+            if !v.verdict.is_finding() {
+                continue;
+            }
+            let others: Vec<(&str, &PairVerdict)> = cells
+                .iter()
+                .enumerate()
+                .filter(|(cj, c)| *cj != ci && c.build == cell.build)
+                .map(|(_, c)| (c.debugger.as_str(), &c.session.verdicts[ri]))
+                .collect();
+            let reference = &b.references[ri];
+            let f = FindingInput {
+                program: p,
+                text,
+                build: b,
+                debugger: &cell.debugger,
+                reference,
+                verdict: v,
+                others: &others,
+                ast_node: ast_node(reference.pair.line),
+            };
+            let culprit = if spec.config.bisect
+                && b.compiler.family != crate::toolchain::Family::Rustc
+                && matches!(v.verdict, CheckVerdict::WrongValue { .. })
+            {
+                culprit_for(&f, dbgs, shared).await
+            } else {
+                None
+            };
+            let record = finding_record(spec, &f, culprit.as_ref());
+            let class = record
+                .verdict
+                .finding()
+                .map(|f| f.class.to_string())
+                .unwrap_or_default();
+            if put(store, &record, &p.name, shared, on_progress).await {
+                findings += 1;
+                shared.stats.lock().await.findings += 1;
+                on_progress(Progress::Finding {
+                    name: p.name.clone(),
+                    class,
+                });
+            }
+        }
+    }
+    (row, checks, findings)
+}
+
+/// A Rust program ([`crate::rust`]): references from the -O0 build in GDB
+/// instead of the C preparation (seed check, coverage, scopes, shadow),
+/// then the level x debugger matrix without line augmentation, stored like C.
+async fn run_rust_program(
+    spec: &DebuginfoSpec,
+    p: &Program,
+    dbgs: &mut [(String, Box<dyn Debugger>)],
+    store: &Store,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) {
+    let started = Instant::now();
+    let text = std::fs::read_to_string(&p.source).unwrap_or_default();
+    let subject = program_subject(p, &text);
+    let prepared = match &shared.rustc {
+        Some(Ok(rustc)) => rust::prepare(
+            p,
+            rustc,
+            &shared.rust_builds,
+            dbgs,
+            spec.config.max_pairs,
+            spec.config.seed,
+        )
+        .await
+        .map(|r| (rustc.clone(), r))
+        .and_then(|(c, r)| {
+            if r.references.is_empty() {
+                Err(format!(
+                    "no integer variable with a value at -O0 ({} statement lines, {} reached)",
+                    r.statement_lines, r.covered_lines
+                ))
+            } else {
+                Ok((c, r))
+            }
+        }),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err("rustc was not looked for".into()),
+    };
+    let (rustc, refs) = match prepared {
+        Ok(x) => x,
+        Err(reason) => {
+            let stage = "references";
+            shared
+                .stats
+                .lock()
+                .await
+                .rejected
+                .entry(stage.into())
+                .and_modify(|n| *n += 1)
+                .or_insert(1);
+            let prep =
+                serde_json::json!({"prepared": "rejected", "stage": stage, "reason": reason, "language": "rust"});
+            let record = program_record(
+                spec,
+                p,
+                &subject,
+                &text,
+                prep,
+                &[],
+                Verdict::SubjectError {
+                    reason: format!("rejected at {stage}: {reason}"),
+                },
+                started,
+            );
+            put(store, &record, &p.name, shared, on_progress).await;
+            shared.stats.lock().await.programs += 1;
+            on_progress(Progress::ProgramDone {
+                name: p.name.clone(),
+                outcome: format!("rejected at {stage}"),
+                findings: 0,
+            });
+            return;
+        }
+    };
+    shared.stats.lock().await.references += refs.references.len();
+    let lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
+    let ast_node = |line: u32| {
+        let l = lines
+            .get((line as usize).saturating_sub(1))
+            .map(String::as_str)
+            .unwrap_or("");
+        let word: String = l.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        format!("rust:{}", if word.is_empty() { "expression" } else { word.as_str() })
+    };
+    let mut matrix = Vec::new();
+    let (mut checks, mut findings) = (0, 0);
+    for level in &spec.config.levels {
+        match rust::check_level(p, &refs.references, &rustc, level, &shared.rust_builds, dbgs).await {
+            Ok((builds, cells)) => {
+                let (row, c, f) = store_level(
+                    spec,
+                    p,
+                    &text,
+                    (&rustc, level),
+                    &builds,
+                    &cells,
+                    &ast_node,
+                    dbgs,
+                    store,
+                    shared,
+                    on_progress,
+                )
+                .await;
+                matrix.push(row);
+                checks += c;
+                findings += f;
+            }
+            Err(e) => matrix.push(serde_json::json!({"compiler": rustc.tag(), "level": level, "error": e})),
+        }
+    }
+    let mut prep = serde_json::to_value(&refs).unwrap_or_default();
+    prep["prepared"] = "ready".into();
+    prep["language"] = "rust".into();
+    let record = program_record(
+        spec,
+        p,
+        &subject,
+        &text,
+        prep,
         &matrix,
         Verdict::ProgramFinished { actions: checks },
         started,
@@ -417,7 +617,11 @@ fn now_ms() -> i64 {
 fn program_subject(p: &Program, text: &str) -> Subject {
     Subject {
         name: p.name.clone(),
-        language: Language::C,
+        language: if rust::is_rust_source(&p.source) {
+            Language::Rust
+        } else {
+            Language::C
+        },
         source: p.source.clone(),
         source_name: p.file_name(),
         line_count: text.lines().count() as u32,
@@ -439,7 +643,7 @@ fn program_record(
     p: &Program,
     subject: &Subject,
     text: &str,
-    prep: &Preparation,
+    prep: serde_json::Value,
     matrix: &[serde_json::Value],
     verdict: Verdict,
     started: Instant,

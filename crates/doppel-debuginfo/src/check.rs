@@ -324,7 +324,7 @@ fn finish(verdicts: Vec<Option<PairVerdict>>, rec: Recorder, ending: String, pau
 }
 
 /// Debuggers name the file by its path or its name.
-fn same_file(reported: &str, source_name: &str) -> bool {
+pub(crate) fn same_file(reported: &str, source_name: &str) -> bool {
     reported == source_name || reported.rsplit('/').next() == Some(source_name)
 }
 

@@ -52,6 +52,7 @@ pub async fn bisect_pair(
             )
             .await
         }
+        Family::Rustc => Err("culprit bisection is not supported for rustc".into()),
     }
 }
 

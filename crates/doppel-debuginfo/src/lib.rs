@@ -22,6 +22,9 @@
 //!    comment `/*DOPPEL_S*/`, which changes no code);
 //!    `bundle`: the bug-report bundle.
 //!
+//! `rust`: Rust seeds (section 6.1), references from the -O0 build in GDB,
+//! the barrier in a crate of its own, the same checker and records.
+//!
 //! The types below are the plain data that crosses these steps.
 
 pub mod augment;
@@ -37,6 +40,7 @@ pub mod probe;
 pub mod program;
 pub mod reduce;
 pub mod replay;
+pub mod rust;
 pub mod seed;
 pub mod shadow;
 pub mod toolchain;

@@ -8,12 +8,15 @@ use std::path::Path;
 use std::time::Duration;
 use tokio::process::Command;
 
-/// GCC or Clang: decides the culprit-bisection method and the flag spelling.
+/// GCC, Clang or rustc: decides the culprit-bisection method and the flag
+/// spelling. rustc builds Rust seeds only ([`crate::rust`]), and its wrong
+/// values are not bisected (no culprit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     Gcc,
     Clang,
+    Rustc,
 }
 
 /// An installed compiler.
@@ -50,11 +53,7 @@ impl Compiler {
         if done.code != Some(0) || version.is_empty() {
             return Err(format!("{name} --version failed: {}", done.stderr.trim()));
         }
-        let family = if version.contains("clang") {
-            Family::Clang
-        } else {
-            Family::Gcc
-        };
+        let family = family_of(&version);
         let version_number = version_number(&version);
         Ok(Compiler {
             name: name.to_string(),
@@ -83,20 +82,35 @@ impl Compiler {
         let fam = match self.family {
             Family::Gcc => "gcc",
             Family::Clang => "clang",
+            Family::Rustc => "rustc",
         };
         format!("{fam}-{}", self.version_number)
     }
 }
 
+/// The family a `--version` line names (`rustc 1.95.0 (59807616e
+/// 2026-04-14)`, `Debian clang version 19.1.7`, `gcc (Debian ...) 12.2.0`).
+fn family_of(version: &str) -> Family {
+    if version.starts_with("rustc ") {
+        Family::Rustc
+    } else if version.contains("clang") {
+        Family::Clang
+    } else {
+        Family::Gcc
+    }
+}
+
 /// The first dotted number in a `--version` line.
 fn version_number(line: &str) -> String {
+    // `1.97.0-nightly`, `12.2.0-14+deb12u1`: the part before the first dash.
     line.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .map(|w| w.split('-').next().unwrap_or(w))
         .filter(|w| w.contains('.') && w.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .find(|w| {
             w.split('.')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '-'))
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
         })
-        .map(|w| w.split('-').next().unwrap_or(w).to_string())
+        .map(str::to_string)
         .unwrap_or_default()
 }
 
@@ -109,6 +123,16 @@ mod tests {
         assert_eq!(version_number("gcc (Debian 12.2.0-14+deb12u1) 12.2.0"), "12.2.0");
         assert_eq!(version_number("Debian clang version 14.0.6"), "14.0.6");
         assert_eq!(version_number("Debian clang version 19.1.7 (3~deb12u1)"), "19.1.7");
+    }
+
+    #[test]
+    fn rustc_version_and_family() {
+        let line = "rustc 1.95.0 (59807616e 2026-04-14)";
+        assert_eq!(version_number(line), "1.95.0");
+        assert_eq!(family_of(line), Family::Rustc);
+        assert_eq!(version_number("rustc 1.97.0-nightly (abcdef012 2026-05-01)"), "1.97.0");
+        assert_eq!(family_of("Debian clang version 14.0.6"), Family::Clang);
+        assert_eq!(family_of("gcc (Debian 12.2.0-14+deb12u1) 12.2.0"), Family::Gcc);
     }
 
     #[tokio::test]

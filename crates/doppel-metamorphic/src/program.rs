@@ -69,6 +69,12 @@ fn node_types(language: Language, text: &str) -> (Vec<String>, String) {
                 s.ast_node_type(0),
             )
         }
+        // Not a metamorphic language (Rust is `doppel debuginfo` only): no
+        // line counts as code.
+        Language::Rust => (
+            vec!["source_file".to_string(); text.lines().count()],
+            "source_file".to_string(),
+        ),
     }
 }
 
@@ -77,6 +83,7 @@ pub fn transformations(language: Language) -> Vec<Box<dyn ProgramTransformation>
     match language {
         Language::C => doppel_lang::c::transform::all(),
         Language::JavaScript => doppel_lang::js::transform::all(),
+        Language::Rust => Vec::new(),
     }
 }
 
@@ -153,6 +160,7 @@ impl Builder {
                     ..original.clone()
                 }
             }
+            Language::Rust => return Err("metamorphic testing does not support Rust programs".into()),
         };
         Ok(Program::new(subject, text.to_string()))
     }
@@ -168,6 +176,7 @@ impl Builder {
             Language::JavaScript => {
                 doppel_lang::js::coverage::collect(&program.subject, self.timeout, self.limits).await
             }
+            Language::Rust => Err("metamorphic testing does not support Rust programs".into()),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! `doppel debuginfo`: debug-information validation of optimized code
-//! (PLDI'20) over Csmith programs and C files, in GDB and LLDB.
+//! (PLDI'20) over Csmith programs, C files and Rust files, in GDB and LLDB.
 
 use super::subjects;
 use crate::settings::Settings;
@@ -139,7 +139,10 @@ pub struct DebuginfoArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
-    /// C files or directories (default: the bundled corpus/debuginfo, unless --csmith).
+    /// The compiler of Rust programs (`.rs` files among the paths).
+    #[arg(long, default_value = "rustc")]
+    pub rustc: String,
+    /// C or Rust (`.rs`, a `fn main` program; PLDI'20 section 6.1) files or directories (default: the bundled corpus/debuginfo, unless --csmith).
     pub paths: Vec<PathBuf>,
 }
 
@@ -195,6 +198,7 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
         resume: a.resume,
         cache_dir: subjects::cache_dir(db).join("debuginfo"),
         executables,
+        rustc: a.rustc.clone(),
     })
 }
 
@@ -232,10 +236,13 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
     // A barrier unit next to programs written for line augmentation is not
     // a program (doppel links its own).
     let barrier = doppel_debuginfo::augment::BARRIER_FILE;
-    for file in doppel_lang::c::discover(&paths)
+    // Rust programs: every `.rs` but the barrier crate `opt_me_not.rs`.
+    let mut files: Vec<PathBuf> = doppel_lang::c::discover(&paths)
         .into_iter()
         .filter(|f| f.file_name().is_none_or(|n| n != barrier))
-    {
+        .collect();
+    files.extend(doppel_debuginfo::rust::discover(&paths));
+    for file in files {
         let name = roots
             .iter()
             .find_map(|r| file.strip_prefix(r).ok().filter(|p| !p.as_os_str().is_empty()))
@@ -244,7 +251,7 @@ async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec
         out.push(Program::from_file(&name, &file).map_err(anyhow::Error::msg)?);
     }
     if out.is_empty() {
-        anyhow::bail!("no C programs found under {paths:?}");
+        anyhow::bail!("no C or Rust programs found under {paths:?}");
     }
     Ok(out)
 }

@@ -45,7 +45,7 @@ pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
         println!("{}", f.display());
     }
     let with = match r.subject.language {
-        doppel_core::Language::C => "the plain gdb and lldb CLIs",
+        doppel_core::Language::C | doppel_core::Language::Rust => "the plain gdb and lldb CLIs",
         doppel_core::Language::JavaScript => "Node's inspector (see README.md there for the browsers' DevTools)",
     };
     println!("run `sh {}/run.sh` to see the divergence with {with}", a.out.display());

@@ -18,6 +18,8 @@ pub fn default_corpus_for(language: Language) -> PathBuf {
     let dir = match language {
         Language::C => "corpus/c",
         Language::JavaScript => "corpus/js",
+        // Rust programs are `doppel debuginfo` seeds only.
+        Language::Rust => "corpus/debuginfo",
     };
     let here = PathBuf::from(dir);
     if here.is_dir() {
@@ -114,6 +116,7 @@ pub async fn prepare_for(
     match language {
         Language::C => prepare(paths, &cache_dir(db), recipe, limit).await,
         Language::JavaScript => prepare_js(paths, &js_cache_dir(db), limit),
+        Language::Rust => anyhow::bail!("Rust programs are checked by `doppel debuginfo` only"),
     }
 }
 

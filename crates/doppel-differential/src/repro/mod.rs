@@ -30,6 +30,7 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     match run.subject.language {
         Language::C => native::build(run),
         Language::JavaScript => js::build(run),
+        Language::Rust => Err("differential reproducers are for C and JavaScript runs, not Rust".into()),
     }
 }
 

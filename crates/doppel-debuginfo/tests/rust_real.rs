@@ -1,0 +1,130 @@
+//! The Rust path (PLDI'20 section 6.1) against real rustc and GDB: the
+//! paper's Figure 10 and a trivial correct program.
+
+use doppel_debuggers::{Debugger, DebuggerConfig, registry};
+use doppel_debuginfo::program::Program;
+use doppel_debuginfo::rust::{self, RustBuilder};
+use doppel_debuginfo::toolchain::{Compiler, Family};
+use doppel_debuginfo::{CheckVerdict, VarKind};
+
+/// Figure 10, as in `corpus/debuginfo/paper/fig10-rust/main.rs` (the
+/// barrier crate is passed as `lib` too).
+const FIG10: &str = "fn main() {
+    let mut counter = 0;
+    {
+        let mut tick = || counter += 1;
+        tick();
+        tick();
+        lib::opt_me_not();
+    }
+    assert_eq!(counter, 2);
+}
+";
+
+/// Every value is used after the last line, so it is live everywhere.
+const TRIVIAL: &str = "fn main() {
+    let a: u8 = 200;
+    let b = a as i64 * -3;
+    let c = b == -600;
+    let d: u32 = (b as u32).wrapping_mul(7);
+    opt_me_not::opt_me_not();
+    std::process::exit(if c && a > 1 && d != 0 { 0 } else { 1 });
+}
+";
+
+async fn setup(
+    text: &str,
+) -> (
+    tempfile::TempDir,
+    Program,
+    Compiler,
+    RustBuilder,
+    Vec<(String, Box<dyn Debugger>)>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("main.rs");
+    std::fs::write(&src, text).unwrap();
+    let program = Program::from_file("main.rs", &src).unwrap();
+    let rustc = Compiler::discover("rustc").await.unwrap();
+    assert_eq!(rustc.family, Family::Rustc);
+    assert!(rustc.tag().starts_with("rustc-1."), "{}", rustc.tag());
+    let builder = RustBuilder::new(dir.path().join("cache"));
+    let dbgs = vec![(
+        "gdb".to_string(),
+        registry::create("gdb", &DebuggerConfig::default()).unwrap(),
+    )];
+    (dir, program, rustc, builder, dbgs)
+}
+
+#[tokio::test]
+async fn figure_10_has_references_and_every_pair_a_verdict() {
+    let (_dir, program, rustc, builder, mut dbgs) = setup(FIG10).await;
+    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1)
+        .await
+        .unwrap();
+    eprintln!("{refs:#?}");
+    let counter = refs
+        .references
+        .iter()
+        .find(|r| r.pair.line == 7 && r.pair.variable.name == "counter")
+        .expect("counter at line 7");
+    assert_eq!(counter.value, "2");
+    assert_eq!(counter.pair.variable.kind, VarKind::Integer { signed: true, bits: 32 });
+    let (builds, cells) = rust::check_level(&program, &refs.references, &rustc, "O1", &builder, &mut dbgs)
+        .await
+        .unwrap();
+    assert_eq!(builds.len(), 1);
+    assert!(builds[0].recipe.contains("opt-level=1"), "{}", builds[0].recipe);
+    assert_eq!(cells.len(), 1);
+    let session = &cells[0].session;
+    eprintln!("{}: {:#?}", session.ending, session.verdicts);
+    assert_eq!(session.verdicts.len(), refs.references.len());
+    assert!(
+        !session
+            .verdicts
+            .iter()
+            .any(|v| matches!(v.verdict, CheckVerdict::DebuggerFailure { .. })),
+        "{:?}",
+        session.verdicts
+    );
+    for (_, d) in dbgs.iter_mut() {
+        d.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_correct_program_shows_no_wrong_value() {
+    let (_dir, program, rustc, builder, mut dbgs) = setup(TRIVIAL).await;
+    let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1)
+        .await
+        .unwrap();
+    eprintln!("{refs:#?}");
+    let at6: Vec<(&str, &str)> = refs
+        .references
+        .iter()
+        .filter(|r| r.pair.line == 6)
+        .map(|r| (r.pair.variable.name.as_str(), r.value.as_str()))
+        .collect();
+    for want in [("a", "200"), ("b", "-600"), ("c", "1"), ("d", "4294963096")] {
+        assert!(at6.contains(&want), "{want:?} in {at6:?}");
+    }
+    for level in ["O0", "O1", "O2"] {
+        let (_, cells) = rust::check_level(&program, &refs.references, &rustc, level, &builder, &mut dbgs)
+            .await
+            .unwrap();
+        let v = &cells[0].session.verdicts;
+        eprintln!("{level}: {v:#?}");
+        assert_eq!(v.len(), refs.references.len());
+        assert!(
+            !v.iter().any(|x| x.verdict.is_finding()),
+            "{level}: {:?}",
+            v.iter().filter(|x| x.verdict.is_finding()).collect::<Vec<_>>()
+        );
+        if level == "O0" {
+            assert!(v.iter().all(|x| x.verdict == CheckVerdict::Match), "{v:?}");
+        }
+    }
+    for (_, d) in dbgs.iter_mut() {
+        d.shutdown().await;
+    }
+}
