@@ -30,7 +30,7 @@
 //! compilers = ["gcc", "clang"]
 //! levels = ["O1", "O2", "O3", "Og", "Os"]
 //! debuggers = ["gdb", "lldb"]
-//! kinds = ["int", "pointer", "array"]
+//! kinds = ["int", "pointer", "array", "struct"]
 //! max_pairs = 300
 //! bisect = true
 //!

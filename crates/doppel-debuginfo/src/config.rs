@@ -15,7 +15,7 @@ pub struct DebuginfoConfig {
     pub levels: Vec<String>,
     /// Debuggers (registered backends `gdb`, `lldb`).
     pub debuggers: Vec<String>,
-    /// Variable kinds checked: `int`, `pointer`, `array` (PLDI'20 checked
+    /// Variable kinds checked: `int`, `pointer`, `array`, `struct` (PLDI'20 checked
     /// integers only).
     pub kinds: Vec<String>,
     /// At most this many actionable pairs per program, drawn with the seed
@@ -43,7 +43,7 @@ impl Default for DebuginfoConfig {
             compilers: vec!["gcc".into(), "clang".into()],
             levels: crate::LEVELS.iter().map(|s| s.to_string()).collect(),
             debuggers: vec!["gdb".into(), "lldb".into()],
-            kinds: vec!["int".into(), "pointer".into(), "array".into()],
+            kinds: vec!["int".into(), "pointer".into(), "array".into(), "struct".into()],
             max_pairs: 300,
             seed_memcheck: false,
             bisect: true,
@@ -75,8 +75,8 @@ impl DebuginfoConfig {
             }
         }
         for k in &self.kinds {
-            if !matches!(k.as_str(), "int" | "pointer" | "array") {
-                return Err(format!("unknown variable kind '{k}' (int, pointer, array)"));
+            if !matches!(k.as_str(), "int" | "pointer" | "array" | "struct") {
+                return Err(format!("unknown variable kind '{k}' (int, pointer, array, struct)"));
             }
         }
         Ok(())
@@ -116,6 +116,20 @@ mod tests {
             ..Default::default()
         };
         assert!(none.validate().is_err());
+        let structs = DebuginfoConfig {
+            kinds: vec!["struct".into()],
+            ..Default::default()
+        };
+        assert!(structs.validate().is_ok());
+        assert!(DebuginfoConfig::default().checks_kind("struct"));
+        let bad = DebuginfoConfig {
+            kinds: vec!["float".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.validate().unwrap_err(),
+            "unknown variable kind 'float' (int, pointer, array, struct)"
+        );
     }
 
     #[test]

@@ -225,7 +225,7 @@ fn shadow_print(var: &str, kind: &VarKind) -> String {
             "{{ unsigned doppel_i; printf(\"DOPPEL_SHADOW {{\"); for (doppel_i = 0; doppel_i < {len}u; doppel_i++) \
              printf(doppel_i ? \", %lld\" : \"%lld\", (long long)({var})[doppel_i]); printf(\"}}\\n\"); }}"
         ),
-        VarKind::Struct | VarKind::Other => format!("printf(\"DOPPEL_SHADOW\\n\"); (void)&({var});"),
+        VarKind::Struct { .. } | VarKind::Other => format!("printf(\"DOPPEL_SHADOW\\n\"); (void)&({var});"),
     }
 }
 

@@ -127,8 +127,47 @@ fn render(pair: &Pair) -> Result<String, String> {
                  printf(doppel_i ? \", {fmt}\" : \"{fmt}\", ({cast})({v})[doppel_i]); printf(\"}}\\n\");"
             ))
         }
-        VarKind::Struct => Err("struct values are not printed".into()),
+        VarKind::Struct { .. } => {
+            let (fmt, args) = struct_format(&pair.variable.kind, v)?;
+            Ok(format!("printf(\"{MARKER}{s} {v} {fmt}\\n\", {});", args.join(", ")))
+        }
         VarKind::Other => Err(format!("type {} is not printed", pair.variable.type_name)),
+    }
+}
+
+/// The `printf` format and arguments that print `expr`, of `kind`, in the
+/// normalized form of [`crate::value`]: a struct as `{a = 1, b = {0, 0},
+/// c = null}`, field by field in declaration order (arrays: their first
+/// [`MAX_ARRAY_ELEMENTS`] elements, one argument each). Only integers,
+/// pointers, arrays of those and structs of all these are printed.
+fn struct_format(kind: &VarKind, expr: &str) -> Result<(String, Vec<String>), String> {
+    match kind {
+        VarKind::Integer { signed: true, .. } => Ok(("%lld".into(), vec![format!("(long long)({expr})")])),
+        VarKind::Integer { signed: false, .. } => Ok(("%llu".into(), vec![format!("(unsigned long long)({expr})")])),
+        VarKind::Pointer => Ok(("%s".into(), vec![format!("({expr}) ? \"non-null\" : \"null\"")])),
+        VarKind::Array { elem, len } => {
+            let (mut fmts, mut args) = (Vec::new(), Vec::new());
+            for i in 0..(*len).min(MAX_ARRAY_ELEMENTS) {
+                let (f, a) = struct_format(elem, &format!("({expr})[{i}]"))?;
+                fmts.push(f);
+                args.extend(a);
+            }
+            Ok((format!("{{{}}}", fmts.join(", ")), args))
+        }
+        VarKind::Struct { fields } => {
+            if fields.is_empty() {
+                return Err("struct without known fields is not printed".into());
+            }
+            let (mut fmts, mut args) = (Vec::new(), Vec::new());
+            for (name, k) in fields {
+                let (f, a) = struct_format(k, &format!("({expr}).{name}"))
+                    .map_err(|_| format!("struct field {name} ({}) is not printed", k.name()))?;
+                fmts.push(format!("{name} = {f}"));
+                args.extend(a);
+            }
+            Ok((format!("{{{}}}", fmts.join(", ")), args))
+        }
+        VarKind::Other => Err("not printed".into()),
     }
 }
 
@@ -659,6 +698,50 @@ mod tests {
         VarKind::Integer { signed: true, bits: 32 }
     }
 
+    fn s_kind() -> VarKind {
+        VarKind::Struct {
+            fields: vec![
+                ("f".into(), int()),
+                (
+                    "g".into(),
+                    VarKind::Array {
+                        elem: Box::new(VarKind::Integer { signed: true, bits: 16 }),
+                        len: 2,
+                    },
+                ),
+                ("h".into(), VarKind::Pointer),
+                (
+                    "in".into(),
+                    VarKind::Struct {
+                        fields: vec![("u".into(), VarKind::Integer { signed: false, bits: 8 })],
+                    },
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn structs_print_field_by_field_in_the_normalized_form() {
+        let (code, skipped) = shadow_source("int main(void) {\n  return 0;\n}\n", &[pair(2, "s", s_kind())]);
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let l2 = code.lines().find(|l| l.contains("doppel_seen_2")).unwrap();
+        assert!(
+            l2.contains(
+                "printf(\"@@doppel 2 s {f = %lld, g = {%lld, %lld}, h = %s, in = {u = %llu}}\\n\", \
+                 (long long)((s).f), (long long)(((s).g)[0]), (long long)(((s).g)[1]), \
+                 ((s).h) ? \"non-null\" : \"null\", (unsigned long long)(((s).in).u));"
+            ),
+            "{l2}"
+        );
+        let float_field = VarKind::Struct {
+            fields: vec![("i".into(), int()), ("d".into(), VarKind::Other)],
+        };
+        let (_, skipped) = shadow_source("int x;\n", &[pair(1, "f", float_field)]);
+        assert_eq!(skipped[0].1, "struct field d (other) is not printed");
+        let (_, skipped) = shadow_source("int x;\n", &[pair(1, "t", VarKind::Struct { fields: vec![] })]);
+        assert_eq!(skipped[0].1, "struct without known fields is not printed");
+    }
+
     fn pair(line: u32, name: &str, kind: VarKind) -> Pair {
         Pair {
             line,
@@ -668,14 +751,14 @@ mod tests {
 
     const PROGRAM: &str = "\
 #include <stdio.h>
-struct S { int f; };
+struct S { int f; short g[2]; int *h; struct I { unsigned char u; } in; };
 unsigned long long big = 18446744073709551615ULL;
 int main(void) {
   int a = 5;
   int b;
   int arr[3] = {1, 2, 3};
   int *p = 0;
-  struct S s = {1};
+  struct S s = {1, {-1}, 0, {7}};
   for (int i = 0; i < 3; i++) {
     a = a + i;
   }
@@ -693,7 +776,7 @@ int main(void) {
         let pairs = vec![
             pair(11, "a", int()),
             pair(11, "i", int()),
-            pair(11, "s", VarKind::Struct),
+            pair(11, "s", VarKind::Struct { fields: vec![] }),
             pair(13, "p", VarKind::Pointer),
         ];
         let (shadow, skipped) = shadow_source(PROGRAM, &pairs);
@@ -758,8 +841,9 @@ int main(void) {
                     bits: 64,
                 },
             ),
-            pair(17, "s", VarKind::Struct),
-            pair(15, "a", int()), // never executed
+            pair(17, "s", s_kind()),
+            pair(17, "t", VarKind::Struct { fields: vec![] }), // skipped
+            pair(15, "a", int()),                              // never executed
         ];
         let r = validate(&src, &pairs, &ShadowConfig::default()).await.unwrap();
         let got: Vec<(u32, &str, &str)> = r
@@ -777,6 +861,7 @@ int main(void) {
                 (9, "p", "null"),
                 (17, "p", "non-null"),
                 (17, "big", "18446744073709551615"),
+                (17, "s", "{f = 1, g = {-1, 0}, h = null, in = {u = 7}}"),
             ],
             "{r:#?}"
         );

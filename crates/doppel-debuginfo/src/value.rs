@@ -7,7 +7,11 @@
 //!   (GDB `-5 '\373'`, LLDB `'\xfb'` for an `int8_t` both read `-5`; `true` is `1`);
 //! - pointers: `null` or `non-null` (addresses differ between builds);
 //! - arrays of integers: `{a, b, c}` over the first [`ARRAY_PREFIX`] elements
-//!   (GDB `{0 <repeats 16 times>}` is expanded).
+//!   (GDB `{0 <repeats 16 times>}` is expanded);
+//! - structs: `{a = 1, b = {0, 0}, c = null}`, every field in declaration
+//!   order in its own normalized form (GDB's text `{a = 1, b = {0, 0}, c =
+//!   0x0}`, or the members a debugger listed as children, by name). A field
+//!   that is optimized out makes the whole value optimized out.
 
 use crate::VarKind;
 use doppel_core::Value;
@@ -44,15 +48,15 @@ pub fn normalize(kind: &VarKind, value: &Value) -> Shown {
         },
         VarKind::Array { elem, len } => {
             let take = (*len as usize).min(ARRAY_PREFIX);
-            let elems: Vec<String> = if !value.children.is_empty() {
-                value.children.iter().map(|c| c.value.text.trim().to_string()).collect()
+            let elems: Vec<Value> = if !value.children.is_empty() {
+                value.children.iter().map(|c| c.value.clone()).collect()
             } else {
                 match array_elements(text).or_else(|| char_array_elements(text)) {
-                    Some(e) => e,
+                    Some(e) => e.into_iter().map(Value::scalar).collect(),
                     None => return Shown::Unreadable(text.to_string()),
                 }
             };
-            if elems.iter().any(|e| is_unavailable(e)) {
+            if elems.iter().any(|e| is_unavailable(&e.text)) {
                 return Shown::OptimizedOut;
             }
             if elems.len() < take {
@@ -60,15 +64,98 @@ pub fn normalize(kind: &VarKind, value: &Value) -> Shown {
             }
             let mut out = Vec::with_capacity(take);
             for e in &elems[..take] {
-                match normalize(elem, &Value::scalar(e.clone())) {
+                match normalize(elem, e) {
                     Shown::Value(v) => out.push(v),
                     other => return other,
                 }
             }
             Shown::Value(format!("{{{}}}", out.join(", ")))
         }
-        VarKind::Struct | VarKind::Other => Shown::Unreadable(text.to_string()),
+        VarKind::Struct { fields } => {
+            if fields.is_empty() {
+                return Shown::Unreadable(text.to_string());
+            }
+            let members: Vec<(String, Value)> = if !value.children.is_empty() {
+                value
+                    .children
+                    .iter()
+                    .map(|c| (c.name.trim().to_string(), c.value.clone()))
+                    .collect()
+            } else {
+                match struct_members(text) {
+                    Some(m) => m.into_iter().map(|(n, v)| (n, Value::scalar(v))).collect(),
+                    None => return Shown::Unreadable(text.to_string()),
+                }
+            };
+            if members.iter().any(|(_, v)| is_unavailable(&v.text)) {
+                return Shown::OptimizedOut;
+            }
+            let mut out = Vec::with_capacity(fields.len());
+            let mut unreadable = None;
+            for (name, kind) in fields {
+                let Some((_, v)) = members.iter().find(|(n, _)| n == name) else {
+                    return Shown::Unreadable(text.to_string());
+                };
+                match normalize(kind, v) {
+                    Shown::Value(s) => out.push(format!("{name} = {s}")),
+                    Shown::OptimizedOut => return Shown::OptimizedOut,
+                    // A later field may still be optimized out.
+                    Shown::Unreadable(_) => unreadable = Some(Shown::Unreadable(text.to_string())),
+                }
+            }
+            unreadable.unwrap_or_else(|| Shown::Value(format!("{{{}}}", out.join(", "))))
+        }
+        VarKind::Other => Shown::Unreadable(text.to_string()),
     }
+}
+
+/// The members of GDB's `{a = 1, b = {0, 0}, c = 0x0}`: names with their
+/// texts, in order.
+fn struct_members(text: &str) -> Option<Vec<(String, String)>> {
+    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+    split_top_level(inner)?
+        .into_iter()
+        .map(|p| {
+            let (name, value) = p.split_once(" = ")?;
+            Some((name.trim().to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Splits `s` on commas outside braces and quotes.
+fn split_top_level(s: &str) -> Option<Vec<String>> {
+    let (mut out, mut cur) = (Vec::new(), String::new());
+    let (mut depth, mut quote, mut escaped) = (0usize, None::<char>, false);
+    for c in s.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+        } else {
+            match c {
+                '\'' | '"' => quote = Some(c),
+                '{' => depth += 1,
+                '}' => depth = depth.checked_sub(1)?,
+                ',' if depth == 0 => {
+                    out.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        cur.push(c);
+    }
+    if depth != 0 || quote.is_some() {
+        return None;
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    Some(out)
 }
 
 /// GDB `<optimized out>`, `<unavailable>`; LLDB `<error: variable not
@@ -380,5 +467,107 @@ mod tests {
         };
         assert_eq!(normalize(&k, &children), v("{1, -2, 3}"));
         assert_eq!(n(&k, "{1, <optimized out>, 3}"), Shown::OptimizedOut);
+    }
+
+    fn struct_kind() -> VarKind {
+        VarKind::Struct {
+            fields: vec![
+                ("a".into(), int(true, 32)),
+                (
+                    "b".into(),
+                    VarKind::Array {
+                        elem: Box::new(int(true, 32)),
+                        len: 2,
+                    },
+                ),
+                ("c".into(), VarKind::Pointer),
+                (
+                    "d".into(),
+                    VarKind::Struct {
+                        fields: vec![("x".into(), int(true, 8))],
+                    },
+                ),
+            ],
+        }
+    }
+
+    fn child(name: &str, value: Value) -> doppel_core::Variable {
+        doppel_core::Variable {
+            name: name.into(),
+            type_name: None,
+            value,
+            kind: Default::default(),
+        }
+    }
+
+    #[test]
+    fn structs_from_gdb_text_and_from_lldb_children() {
+        let k = struct_kind();
+        let want = v("{a = 1, b = {0, 0}, c = null, d = {x = -5}}");
+        assert_eq!(n(&k, "{a = 1, b = {0, 0}, c = 0x0, d = {x = -5 '\\373'}}"), want);
+        assert_eq!(
+            n(&k, "{a = 1, b = {0 <repeats 2 times>}, c = 0x0, d = {x = -5 '\\373'}}"),
+            want
+        );
+        // A `,` or `=` inside a character does not split.
+        let c = VarKind::Struct {
+            fields: vec![("p".into(), int(true, 8)), ("q".into(), int(true, 8))],
+        };
+        assert_eq!(n(&c, "{p = 44 ',', q = 61 '='}"), v("{p = 44, q = 61}"));
+        // LLDB: members as children, by name, the struct's own text unused.
+        let lldb = Value {
+            text: "{...}".into(),
+            children: vec![
+                child("a", Value::scalar("1")),
+                child(
+                    "b",
+                    Value {
+                        text: "{...}".into(),
+                        children: vec![child("[0]", Value::scalar("0")), child("[1]", Value::scalar("0"))],
+                    },
+                ),
+                child("c", Value::scalar("0x0000000000000000")),
+                child(
+                    "d",
+                    Value {
+                        text: "{...}".into(),
+                        children: vec![child("x", Value::scalar("'\\xfb'"))],
+                    },
+                ),
+            ],
+        };
+        assert_eq!(normalize(&k, &lldb), want);
+        assert_eq!(
+            n(&k, "{a = 2, b = {1, 2}, c = 0x4010 <g>, d = {x = 0 '\\000'}}"),
+            v("{a = 2, b = {1, 2}, c = non-null, d = {x = 0}}")
+        );
+    }
+
+    #[test]
+    fn an_optimized_out_field_makes_the_struct_optimized_out() {
+        let k = struct_kind();
+        assert_eq!(
+            n(&k, "{a = 1, b = {0, 0}, c = <optimized out>, d = {x = 1}}"),
+            Shown::OptimizedOut
+        );
+        assert_eq!(n(&k, "<optimized out>"), Shown::OptimizedOut);
+        let lldb = Value {
+            text: "{...}".into(),
+            children: vec![
+                child("a", Value::scalar("<variable not available>")),
+                child("b", Value::scalar("{...}")),
+            ],
+        };
+        assert_eq!(normalize(&k, &lldb), Shown::OptimizedOut);
+    }
+
+    #[test]
+    fn structs_with_missing_or_unknown_fields_are_unreadable() {
+        let k = struct_kind();
+        let missing = "{a = 1, b = {0, 0}, c = 0x0}";
+        assert_eq!(n(&k, missing), Shown::Unreadable(missing.into()));
+        assert_eq!(n(&k, "42"), Shown::Unreadable("42".into()));
+        let empty = VarKind::Struct { fields: vec![] };
+        assert_eq!(n(&empty, "{a = 1}"), Shown::Unreadable("{a = 1}".into()));
     }
 }

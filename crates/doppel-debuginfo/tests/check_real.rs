@@ -113,3 +113,63 @@ async fn optimized_builds_give_a_verdict_for_every_pair() {
         }
     }
 }
+
+const STRUCT_PROGRAM: &str = r#"#include <stdio.h>
+struct In { unsigned char u; };
+struct S { int a; int b[2]; int *c; struct In in; };
+int main(void) {
+  struct S s = {1, {0, -3}, 0, {7}};
+  s.a += 1;
+  printf("%d\n", s.a);
+  return 0;
+}
+"#;
+
+/// The struct local `s` at line 7 of [`STRUCT_PROGRAM`], its kind from the
+/// scope oracle, checked with `debugger` in a gcc -O0 build against its
+/// value and a wrong one.
+async fn struct_verdicts(debugger: &str) -> Vec<CheckVerdict> {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("s.c");
+    std::fs::write(&src, STRUCT_PROGRAM).unwrap();
+    let scopes = doppel_lang::c::clang_scope::scopes(&src, "clang", &[]).await.unwrap();
+    let s = scopes.visible_at(7).into_iter().find(|v| v.name == "s").unwrap();
+    assert_eq!(s.kind.name(), "struct");
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "s.c", &BuildRecipe::parse("gcc -O0 -g").unwrap())
+        .await
+        .unwrap();
+    let refs = vec![
+        reference(7, "s", s.kind.clone(), "{a = 2, b = {0, -3}, c = null, in = {u = 7}}"),
+        reference(7, "s", s.kind, "{a = 1, b = {0, -3}, c = null, in = {u = 7}}"),
+    ];
+    let mut dbg = registry::create(debugger, &DebuggerConfig::default()).unwrap();
+    let session = check_binary(dbg.as_mut(), &subject, &refs).await;
+    dbg.shutdown().await;
+    eprintln!("{debugger}: {}\n{:#?}", session.ending, session.verdicts);
+    session.verdicts.into_iter().map(|v| v.verdict).collect()
+}
+
+async fn struct_matches(debugger: &str) {
+    let v = struct_verdicts(debugger).await;
+    assert_eq!(v[0], CheckVerdict::Match, "{debugger}");
+    assert_eq!(
+        v[1],
+        CheckVerdict::WrongValue {
+            expected: "{a = 1, b = {0, -3}, c = null, in = {u = 7}}".into(),
+            actual: "{a = 2, b = {0, -3}, c = null, in = {u = 7}}".into()
+        },
+        "{debugger}"
+    );
+}
+
+#[tokio::test]
+async fn gdb_reads_a_struct_local_field_by_field() {
+    struct_matches("gdb").await;
+}
+
+#[tokio::test]
+async fn lldb_reads_a_struct_local_field_by_field() {
+    struct_matches("lldb").await;
+}

@@ -106,7 +106,7 @@ pub struct DebuginfoArgs {
     /// Debuggers, comma-separated (`gdb,lldb`).
     #[arg(long, value_delimiter = ',')]
     pub debuggers: Option<Vec<String>>,
-    /// Variable kinds checked, comma-separated (`int,pointer,array`).
+    /// Variable kinds checked, comma-separated (`int,pointer,array,struct`).
     #[arg(long, value_delimiter = ',')]
     pub kinds: Option<Vec<String>>,
     /// Generate this many Csmith programs (seeds `--seed`, `--seed`+1, ...).

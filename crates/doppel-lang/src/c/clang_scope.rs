@@ -80,8 +80,15 @@ pub enum VarKind {
     /// or, for a multi-dimensional array of integers, again an
     /// [`VarKind::Array`] (`int [2][3]` is 2 arrays of 3 ints).
     Array { elem: Box<VarKind>, len: u32 },
-    /// A struct (compared field by field where both sides render it).
-    Struct,
+    /// A struct: its named fields in declaration order, each with its kind
+    /// (nested structs and arrays included). Empty when the record's
+    /// definition was not found (values written before fields were known
+    /// read back this way). A struct with bit-fields or anonymous members is
+    /// [`VarKind::Other`].
+    Struct {
+        #[serde(default)]
+        fields: Vec<(String, VarKind)>,
+    },
     /// Anything else (floating point, unions, function pointers, arrays of
     /// non-integers, variable-length arrays): not checked.
     Other,
@@ -95,7 +102,7 @@ impl VarKind {
             VarKind::Integer { .. } => "int",
             VarKind::Pointer => "pointer",
             VarKind::Array { .. } => "array",
-            VarKind::Struct => "struct",
+            VarKind::Struct { .. } => "struct",
             VarKind::Other => "other",
         }
     }
@@ -106,8 +113,15 @@ impl VarKind {
     /// are ignored. Enums are 32-bit signed integers (clang and gcc make an
     /// enum without negative constants `unsigned int`; the rendering agrees
     /// as long as its constants stay below 2^31). Unknown spellings are
-    /// [`VarKind::Other`].
+    /// [`VarKind::Other`]. A `struct` is a [`VarKind::Struct`] without
+    /// fields (see [`VarKind::of_c_type_with`] to resolve them).
     pub fn of_c_type(ty: &str) -> VarKind {
+        VarKind::of_c_type_with(ty, &|_| VarKind::Struct { fields: Vec::new() })
+    }
+
+    /// [`VarKind::of_c_type`], with `struct T` (and arrays' elements) given
+    /// the kind `record("T")`.
+    pub fn of_c_type_with(ty: &str, record: &dyn Fn(&str) -> VarKind) -> VarKind {
         let ty = ty.trim();
         if ty.contains('(') {
             // Pointer to array, e.g. `int (*)[3]`; function (pointer) types
@@ -134,7 +148,7 @@ impl VarKind {
             if !rest.is_empty() {
                 return VarKind::Other;
             }
-            let elem = VarKind::of_c_type(&ty[..open]);
+            let elem = VarKind::of_c_type_with(&ty[..open], record);
             if !matches!(elem, VarKind::Integer { .. }) {
                 return VarKind::Other;
             }
@@ -148,7 +162,12 @@ impl VarKind {
         }
         let words: Vec<&str> = ty.split_whitespace().filter(|w| !QUALIFIERS.contains(w)).collect();
         match words.first().copied().unwrap_or("") {
-            "struct" => return VarKind::Struct,
+            "struct" => {
+                return match &words[1..] {
+                    [tag] => record(tag),
+                    _ => VarKind::Other,
+                };
+            }
             "enum" => return VarKind::Integer { signed: true, bits: 32 },
             _ => {}
         }
@@ -230,7 +249,17 @@ pub struct ScopeMap {
     entries: Vec<Entry>,
     /// Typedefs of the translation unit, while building.
     typedefs: HashMap<String, String>,
+    /// Struct definitions of the translation unit, while building.
+    records: HashMap<String, Record>,
 }
+
+/// A struct definition: its named fields with their types (desugared at the
+/// top), or `None` when it has a bit-field or an unnamed member (not
+/// checked).
+type Record = Option<Vec<(String, String)>>;
+
+/// Deepest nesting of structs resolved (deeper ones are [`VarKind::Other`]).
+const MAX_STRUCT_DEPTH: u32 = 8;
 
 impl ScopeMap {
     /// The parameters and locals in scope at the start of 1-based `line`, in
@@ -293,13 +322,43 @@ impl ScopeMap {
         };
         let mut map = ScopeMap {
             typedefs: std::mem::take(&mut state.typedefs),
+            records: std::mem::take(&mut state.records),
             ..ScopeMap::default()
         };
         for f in roots.iter().filter(|n| n.kind == "FunctionDecl") {
             map.add_function(f, main);
         }
         map.typedefs.clear();
+        map.records.clear();
         Ok(map)
+    }
+
+    /// The kind of type `ty` (desugared at the top, as clang gives it), with
+    /// the elements of arrays and the fields of structs resolved from the
+    /// typedefs and records read.
+    fn kind_of(&self, ty: &str, depth: u32) -> VarKind {
+        VarKind::of_c_type_with(&desugar_elements(ty, &self.typedefs), &|tag| {
+            self.struct_kind(tag, depth + 1)
+        })
+    }
+
+    /// The kind of `struct tag`: its fields' kinds, or [`VarKind::Other`]
+    /// for a struct with bit-fields or unnamed members or nested too deep;
+    /// a struct without a definition has no fields.
+    fn struct_kind(&self, tag: &str, depth: u32) -> VarKind {
+        if depth > MAX_STRUCT_DEPTH {
+            return VarKind::Other;
+        }
+        match self.records.get(tag) {
+            None => VarKind::Struct { fields: Vec::new() },
+            Some(None) => VarKind::Other,
+            Some(Some(fields)) => VarKind::Struct {
+                fields: fields
+                    .iter()
+                    .map(|(name, ty)| (name.clone(), self.kind_of(ty, depth)))
+                    .collect(),
+            },
+        }
     }
 
     fn add_function(&mut self, f: &Node, main: u32) {
@@ -309,7 +368,7 @@ impl ScopeMap {
         let Some(scope) = body.lines_in(main) else { return };
         for p in f.inner.iter().filter(|n| n.kind == "ParmVarDecl") {
             let end = p.end.or(p.loc).filter(|l| l.file == main);
-            if let (Some(var), Some(end)) = (p.variable(true, &self.typedefs), end) {
+            if let (Some(var), Some(end)) = (p.variable(true, self), end) {
                 self.entries.push(Entry {
                     var,
                     declared_end: end.line,
@@ -334,7 +393,7 @@ impl ScopeMap {
                         if v.storage.as_deref() == Some("extern") {
                             continue;
                         }
-                        if let Some(var) = v.variable(false, &self.typedefs) {
+                        if let Some(var) = v.variable(false, self) {
                             self.entries.push(Entry {
                                 var,
                                 declared_end: end.line,
@@ -430,6 +489,8 @@ struct State {
     main: Option<u32>,
     /// Typedef name -> its type, desugared at the top.
     typedefs: HashMap<String, String>,
+    /// Struct tag -> its definition.
+    records: HashMap<String, Record>,
 }
 
 impl State {
@@ -459,11 +520,18 @@ struct Node {
     /// `qualType`, `desugaredQualType`.
     ty: Option<(String, Option<String>)>,
     storage: Option<String>,
+    /// `tagUsed` of a `RecordDecl` (`struct`, `union`).
+    tag: Option<String>,
+    /// `completeDefinition` of a `RecordDecl`.
+    complete: bool,
+    /// `isBitfield` of a `FieldDecl`.
+    bitfield: bool,
     inner: Vec<Node>,
 }
 
 /// Node kinds the oracle needs.
-const KEPT: [&str; 6] = [
+const KEPT: [&str; 7] = [
+    "FieldDecl",
     "FunctionDecl",
     "ParmVarDecl",
     "CompoundStmt",
@@ -482,10 +550,10 @@ impl Node {
     }
 
     /// The variable a named `ParmVarDecl`/`VarDecl` declares.
-    fn variable(&self, parameter: bool, typedefs: &HashMap<String, String>) -> Option<ScopedVariable> {
+    fn variable(&self, parameter: bool, types: &ScopeMap) -> Option<ScopedVariable> {
         let name = self.name.clone().filter(|n| !n.is_empty())?;
         let (qual, desugared) = self.ty.clone()?;
-        let kind = VarKind::of_c_type(&desugar_elements(desugared.as_deref().unwrap_or(&qual), typedefs));
+        let kind = types.kind_of(desugared.as_deref().unwrap_or(&qual), 0);
         Some(ScopedVariable {
             name,
             type_name: qual,
@@ -508,6 +576,9 @@ enum Key {
     QualType,
     DesugaredQualType,
     StorageClass,
+    TagUsed,
+    CompleteDefinition,
+    IsBitfield,
     Inner,
     File,
     Line,
@@ -537,6 +608,9 @@ impl<'de> Deserialize<'de> for Key {
                     "qualType" => Key::QualType,
                     "desugaredQualType" => Key::DesugaredQualType,
                     "storageClass" => Key::StorageClass,
+                    "tagUsed" => Key::TagUsed,
+                    "completeDefinition" => Key::CompleteDefinition,
+                    "isBitfield" => Key::IsBitfield,
                     "inner" => Key::Inner,
                     "file" => Key::File,
                     "line" => Key::Line,
@@ -712,6 +786,9 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 Key::Kind => node.kind = map.next_value()?,
                 Key::Name => node.name = map.next_value()?,
                 Key::StorageClass => node.storage = map.next_value()?,
+                Key::TagUsed => node.tag = map.next_value()?,
+                Key::CompleteDefinition => node.complete = map.next_value()?,
+                Key::IsBitfield => node.bitfield = map.next_value()?,
                 Key::Loc => node.loc = map.next_value_seed(LocSeed(self.0))?,
                 Key::Range => (node.begin, node.end) = map.next_value_seed(RangeSeed(self.0))?,
                 Key::Type => node.ty = map.next_value_seed(TypeSeed)?,
@@ -724,6 +801,24 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         if node.kind == "TypedefDecl" {
             if let (Some(name), Some((qual, desugared))) = (node.name, node.ty) {
                 self.0.typedefs.insert(name, desugared.unwrap_or(qual));
+            }
+            return Ok(Vec::new());
+        }
+        if node.kind == "RecordDecl" {
+            // Its fields are read; nested definitions registered themselves.
+            if let Some(name) = node.name.filter(|n| !n.is_empty())
+                && node.tag.as_deref() == Some("struct")
+                && node.complete
+            {
+                let fields = node.inner.iter().filter(|n| n.kind == "FieldDecl");
+                let record: Record = fields
+                    .map(|f| {
+                        let name = f.name.clone().filter(|n| !n.is_empty() && !f.bitfield)?;
+                        let (qual, desugared) = f.ty.clone()?;
+                        Some((name, desugared.unwrap_or(qual)))
+                    })
+                    .collect();
+                self.0.records.insert(name, record);
             }
             return Ok(Vec::new());
         }
@@ -894,7 +989,12 @@ int main(void) { return f(1, 0) + h(); }
                 len: 2
             }
         );
-        assert_eq!(kinds["st"], VarKind::Struct);
+        assert_eq!(
+            kinds["st"],
+            VarKind::Struct {
+                fields: vec![("a".into(), int(true, 32))]
+            }
+        );
         assert_eq!(kinds["d"], VarKind::Other);
         let p = m.visible_at(5).remove(0);
         assert!(p.parameter);
@@ -925,8 +1025,9 @@ int main(void) { return f(1, 0) + h(); }
             ("int **volatile", VarKind::Pointer),
             ("int (*)[3]", VarKind::Pointer),
             ("int (*)(int)", VarKind::Other),
-            ("struct S", VarKind::Struct),
-            ("const struct S", VarKind::Struct),
+            ("struct S", VarKind::Struct { fields: vec![] }),
+            ("const struct S", VarKind::Struct { fields: vec![] }),
+            ("struct S [2]", VarKind::Other),
             ("union U", VarKind::Other),
             ("double", VarKind::Other),
             ("long double", VarKind::Other),
@@ -946,6 +1047,100 @@ int main(void) { return f(1, 0) + h(); }
                 len: 4
             }
         );
+    }
+
+    const STRUCTS: &str = r#"#include <stdint.h>
+struct S1 { int x; uint64_t y[2][3]; };
+struct S0 { int32_t a; uint8_t b[2]; int *c; struct S1 d; const volatile int16_t e; };
+typedef struct S0 S0_t;
+typedef struct { int q; } T;
+struct B { int f : 3; int g; };
+struct F { double d; int i; };
+struct O { struct In { short s; } in; union U { int a; } u; };
+union U2 { int a; };
+int main(void) {
+  struct S0 s = {0}; S0_t t = {0}; const struct S1 r = {0}; T anon = {1};
+  struct B b = {0}; struct F f = {0}; struct O o = {0}; union U2 u; struct S0 arr[2];
+  return 0;
+}
+"#;
+
+    #[tokio::test]
+    async fn structs_get_their_fields_from_the_record_declarations() {
+        for clang in ["clang", "clang-16", "clang-19"] {
+            if process::which(clang).is_none() {
+                continue;
+            }
+            let m = map_of(STRUCTS, clang).await;
+            let kinds: HashMap<String, VarKind> = m.visible_at(13).into_iter().map(|v| (v.name, v.kind)).collect();
+            let int = |signed, bits| VarKind::Integer { signed, bits };
+            let arr = |elem: VarKind, len| VarKind::Array {
+                elem: Box::new(elem),
+                len,
+            };
+            let s1 = VarKind::Struct {
+                fields: vec![
+                    ("x".into(), int(true, 32)),
+                    ("y".into(), arr(arr(int(false, 64), 3), 2)),
+                ],
+            };
+            let s0 = VarKind::Struct {
+                fields: vec![
+                    ("a".into(), int(true, 32)),
+                    ("b".into(), arr(int(false, 8), 2)),
+                    ("c".into(), VarKind::Pointer),
+                    ("d".into(), s1.clone()),
+                    ("e".into(), int(true, 16)),
+                ],
+            };
+            assert_eq!(kinds["s"], s0, "{clang}");
+            assert_eq!(kinds["t"], s0, "{clang}: a typedef of a struct");
+            assert_eq!(kinds["r"], s1, "{clang}");
+            // An unnamed struct behind a typedef is not resolved.
+            assert_eq!(kinds["anon"], VarKind::Other, "{clang}");
+            // Bit-fields make the whole struct unchecked.
+            assert_eq!(kinds["b"], VarKind::Other, "{clang}");
+            // Fields of other kinds are kept as such (the shadow skips them).
+            assert_eq!(
+                kinds["f"],
+                VarKind::Struct {
+                    fields: vec![("d".into(), VarKind::Other), ("i".into(), int(true, 32))]
+                },
+                "{clang}"
+            );
+            assert_eq!(
+                kinds["o"],
+                VarKind::Struct {
+                    fields: vec![
+                        (
+                            "in".into(),
+                            VarKind::Struct {
+                                fields: vec![("s".into(), int(true, 16))]
+                            }
+                        ),
+                        ("u".into(), VarKind::Other),
+                    ]
+                },
+                "{clang}"
+            );
+            assert_eq!(kinds["u"], VarKind::Other, "{clang}");
+            assert_eq!(kinds["arr"], VarKind::Other, "{clang}");
+        }
+    }
+
+    #[test]
+    fn struct_kinds_serialize_with_their_fields_and_old_ones_read_as_empty() {
+        let k = VarKind::Struct {
+            fields: vec![("a".into(), VarKind::Pointer)],
+        };
+        let j = serde_json::to_string(&k).unwrap();
+        assert_eq!(j, r#"{"kind":"struct","fields":[["a",{"kind":"pointer"}]]}"#);
+        assert_eq!(serde_json::from_str::<VarKind>(&j).unwrap(), k);
+        assert_eq!(
+            serde_json::from_str::<VarKind>(r#"{"kind":"struct"}"#).unwrap(),
+            VarKind::Struct { fields: vec![] }
+        );
+        assert_eq!(k.name(), "struct");
     }
 
     #[test]
