@@ -70,7 +70,7 @@ struct RebuildOracle<'a> {
 #[async_trait::async_trait]
 impl Oracle for RebuildOracle<'_> {
     async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
-        let (subject, _) = program::build(
+        let built = program::build(
             self.program,
             self.compiler,
             self.level,
@@ -78,7 +78,21 @@ impl Oracle for RebuildOracle<'_> {
             self.augmented,
             self.cache,
         )
-        .await?;
+        .await;
+        let subject = match built {
+            Ok((subject, _)) => subject,
+            // A bisection switch can crash the compiler (clang 19 segfaults
+            // at some -opt-bisect-limit values on Csmith programs): that build
+            // shows no wrong value, and the search goes on around it.
+            Err(e) if !extra_flags.is_empty() => {
+                tracing::warn!(
+                    "bisection build with {extra_flags:?} failed: {}",
+                    e.lines().last().unwrap_or("")
+                );
+                return Ok(false);
+            }
+            Err(e) => return Err(e),
+        };
         let session = crate::check::check_binary(self.debugger, &subject, std::slice::from_ref(self.reference)).await;
         Ok(session
             .verdicts

@@ -195,7 +195,15 @@ impl BuildCache {
         }
         tokio::fs::write(dir.join("build.log"), &done.stderr).await?;
         if done.code != Some(0) || !dir.join("prog").is_file() {
-            let stderr: String = done.stderr.lines().take(40).collect::<Vec<_>>().join("\n");
+            // The lines that say what failed: a compiler's diagnostics can be
+            // buried under pages of other output (Clang's opt-bisect log).
+            let errors: Vec<&str> = done.stderr.lines().filter(|l| l.contains("error")).take(40).collect();
+            let stderr = if errors.is_empty() {
+                let all: Vec<&str> = done.stderr.lines().collect();
+                all[all.len().saturating_sub(40)..].join("\n")
+            } else {
+                errors.join("\n")
+            };
             return Err(BuildError::CompileFailed { stderr });
         }
         Ok(())

@@ -7,11 +7,11 @@
 pub mod clang_scope;
 mod compile;
 pub mod coverage;
-pub mod writes;
 pub mod linetable;
 pub mod statements;
 mod syntax;
 pub mod transform;
+pub mod writes;
 
 pub use compile::{BuildCache, BuildError, BuildRecipe, discover};
 pub use syntax::CSyntax;

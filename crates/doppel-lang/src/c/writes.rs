@@ -55,7 +55,11 @@ fn base_identifier(n: Node) -> Option<Node> {
         "subscript_expression" => n.child_by_field_name("argument").and_then(base_identifier),
         "field_expression" => {
             let arrow = n.child_by_field_name("operator").is_some_and(|o| o.kind() == "->");
-            if arrow { None } else { n.child_by_field_name("argument").and_then(base_identifier) }
+            if arrow {
+                None
+            } else {
+                n.child_by_field_name("argument").and_then(base_identifier)
+            }
         }
         "parenthesized_expression" => n.named_child(0).and_then(base_identifier),
         _ => None,
@@ -67,7 +71,10 @@ mod tests {
     use super::*;
 
     fn on(src: &str, line: u32) -> Vec<String> {
-        writes_by_line(src).get(&line).map(|s| s.iter().cloned().collect()).unwrap_or_default()
+        writes_by_line(src)
+            .get(&line)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     #[test]
@@ -78,7 +85,10 @@ mod tests {
         assert!(on(src, 5).is_empty(), "*p = 3 writes *p, not p");
         assert_eq!(on(src, 6), ["a"]);
         assert_eq!(on(src, 7), ["a"]);
-        assert!(on(src, 2).is_empty(), "initializers declare, they are not in scope before");
+        assert!(
+            on(src, 2).is_empty(),
+            "initializers declare, they are not in scope before"
+        );
     }
 
     #[test]
