@@ -84,12 +84,26 @@ impl Limits {
                 Err(io::Error::last_os_error())
             }
         };
-        set(libc::RLIMIT_CPU, self.cpu_seconds)?;
-        if self.memory_bytes != UNLIMITED {
-            set(libc::RLIMIT_AS, self.memory_bytes)?;
+        for (resource, value) in self.rlimits() {
+            if let Some(value) = value {
+                set(resource, value)?;
+            }
         }
-        set(libc::RLIMIT_FSIZE, self.file_size_bytes)?;
         Ok(())
+    }
+
+    /// The limits as `(resource, value)` pairs, `None` for a limit not set
+    /// (`RLIMIT_AS` when the memory limit is [`UNLIMITED`]). An array, not a
+    /// `Vec`: it is used between fork and exec, where nothing may allocate.
+    fn rlimits(&self) -> [(libc::__rlimit_resource_t, Option<u64>); 3] {
+        [
+            (libc::RLIMIT_CPU, Some(self.cpu_seconds)),
+            (
+                libc::RLIMIT_AS,
+                (self.memory_bytes != UNLIMITED).then_some(self.memory_bytes),
+            ),
+            (libc::RLIMIT_FSIZE, Some(self.file_size_bytes)),
+        ]
     }
 
     /// Sets the limits on the calling process: for a `pre_exec` closure, so
@@ -108,11 +122,11 @@ impl Limits {
                 Err(io::Error::last_os_error())
             }
         };
-        set(libc::RLIMIT_CPU, self.cpu_seconds)?;
-        if self.memory_bytes != UNLIMITED {
-            set(libc::RLIMIT_AS, self.memory_bytes)?;
+        for (resource, value) in self.rlimits() {
+            if let Some(value) = value {
+                set(resource, value)?;
+            }
         }
-        set(libc::RLIMIT_FSIZE, self.file_size_bytes)?;
         set(libc::RLIMIT_CORE, 0)?;
         Ok(())
     }

@@ -247,33 +247,15 @@ async fn run_program(
     let subject = program_subject(p, &text);
     let ready = match &prep {
         Preparation::Rejected { stage, reason, .. } => {
-            shared
-                .stats
-                .lock()
-                .await
-                .rejected
-                .entry(stage.clone())
-                .and_modify(|n| *n += 1)
-                .or_insert(1);
-            let record = program_record(
+            let prep = serde_json::to_value(&prep).unwrap_or_default();
+            let program = ProgramRun {
                 spec,
                 p,
-                &subject,
-                &text,
-                serde_json::to_value(&prep).unwrap_or_default(),
-                &[],
-                Verdict::SubjectError {
-                    reason: format!("rejected at {stage}: {reason}"),
-                },
+                subject: &subject,
+                text: &text,
                 started,
-            );
-            put(store, &record, &p.name, shared, on_progress).await;
-            shared.stats.lock().await.programs += 1;
-            on_progress(Progress::ProgramDone {
-                name: p.name.clone(),
-                outcome: format!("rejected at {stage}"),
-                findings: 0,
-            });
+            };
+            reject_program(program, prep, stage, reason, store, shared, on_progress).await;
             return;
         }
         Preparation::Ready(r) => r,
@@ -459,35 +441,16 @@ async fn run_rust_program(
         Ok(x) => x,
         Err(reason) => {
             let stage = "references";
-            shared
-                .stats
-                .lock()
-                .await
-                .rejected
-                .entry(stage.into())
-                .and_modify(|n| *n += 1)
-                .or_insert(1);
             let prep =
                 serde_json::json!({"prepared": "rejected", "stage": stage, "reason": reason, "language": "rust"});
-            let record = program_record(
+            let program = ProgramRun {
                 spec,
                 p,
-                &subject,
-                &text,
-                prep,
-                &[],
-                Verdict::SubjectError {
-                    reason: format!("rejected at {stage}: {reason}"),
-                },
+                subject: &subject,
+                text: &text,
                 started,
-            );
-            put(store, &record, &p.name, shared, on_progress).await;
-            shared.stats.lock().await.programs += 1;
-            on_progress(Progress::ProgramDone {
-                name: p.name.clone(),
-                outcome: format!("rejected at {stage}"),
-                findings: 0,
-            });
+            };
+            reject_program(program, prep, stage, &reason, store, shared, on_progress).await;
             return;
         }
     };
@@ -546,6 +509,48 @@ async fn run_rust_program(
         name: p.name.clone(),
         outcome: "checked".into(),
         findings,
+    });
+}
+
+/// The program being checked, for its records.
+struct ProgramRun<'a> {
+    spec: &'a DebuginfoSpec,
+    p: &'a Program,
+    subject: &'a Subject,
+    text: &'a str,
+    started: Instant,
+}
+
+/// Stores the record of a program rejected at `stage` (its preparation
+/// `prep` as JSON) and reports it.
+async fn reject_program(
+    run: ProgramRun<'_>,
+    prep: serde_json::Value,
+    stage: &str,
+    reason: &str,
+    store: &Store,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) {
+    *shared.stats.lock().await.rejected.entry(stage.to_string()).or_insert(0) += 1;
+    let record = program_record(
+        run.spec,
+        run.p,
+        run.subject,
+        run.text,
+        prep,
+        &[],
+        Verdict::SubjectError {
+            reason: format!("rejected at {stage}: {reason}"),
+        },
+        run.started,
+    );
+    put(store, &record, &run.p.name, shared, on_progress).await;
+    shared.stats.lock().await.programs += 1;
+    on_progress(Progress::ProgramDone {
+        name: run.p.name.clone(),
+        outcome: format!("rejected at {stage}"),
+        findings: 0,
     });
 }
 

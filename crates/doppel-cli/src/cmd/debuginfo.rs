@@ -170,13 +170,7 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
     config.bisect &= !a.no_bisect;
     config.seed_memcheck |= a.seed_memcheck;
     config.validate().map_err(anyhow::Error::msg)?;
-    let mut executables = s.campaign.executables.clone();
-    for kv in &a.debugger_paths {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
-        executables.insert(k.trim().to_string(), v.trim().to_string());
-    }
+    let executables = super::diff::executables_with(s, &a.debugger_paths)?;
     let debugger_config = DebuggerConfig {
         action_timeout: config.action_timeout,
         warm: s.campaign.warm,

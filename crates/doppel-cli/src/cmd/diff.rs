@@ -146,8 +146,14 @@ pub fn debugger_config(a: &DiffArgs, s: &Settings, diff: &doppel_differential::D
 
 /// The executable overrides from settings and `--debugger-path NAME=PATH`.
 pub fn executables(a: &DiffArgs, s: &Settings) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    executables_with(s, &a.debugger_paths)
+}
+
+/// The executable overrides from settings and `NAME=PATH` pairs (the
+/// `--debugger-path` flags of any subcommand).
+pub fn executables_with(s: &Settings, pairs: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
     let mut executables = s.campaign.executables.clone();
-    for kv in &a.debugger_paths {
+    for kv in pairs {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
