@@ -294,23 +294,27 @@ async fn run_program(
             findings += n_findings;
         }
     }
-    let record = program_record(
+    let program = ProgramRun {
         spec,
         p,
-        &subject,
-        &text,
-        serde_json::to_value(&prep).unwrap_or_default(),
-        &matrix,
-        Verdict::ProgramFinished { actions: checks },
+        subject: &subject,
+        text: &text,
         started,
-    );
-    put(store, &record, &p.name, shared, on_progress).await;
-    shared.stats.lock().await.programs += 1;
-    on_progress(Progress::ProgramDone {
-        name: p.name.clone(),
-        outcome: "checked".into(),
+    };
+    let prep = serde_json::to_value(&prep).unwrap_or_default();
+    let done = Verdict::ProgramFinished { actions: checks };
+    close_program(
+        program,
+        prep,
+        &matrix,
+        done,
+        "checked",
         findings,
-    });
+        store,
+        shared,
+        on_progress,
+    )
+    .await;
 }
 
 /// Stores the session and finding records of one (compiler, level) and
@@ -493,23 +497,26 @@ async fn run_rust_program(
     let mut prep = serde_json::to_value(&refs).unwrap_or_default();
     prep["prepared"] = "ready".into();
     prep["language"] = "rust".into();
-    let record = program_record(
+    let program = ProgramRun {
         spec,
         p,
-        &subject,
-        &text,
+        subject: &subject,
+        text: &text,
+        started,
+    };
+    let done = Verdict::ProgramFinished { actions: checks };
+    close_program(
+        program,
         prep,
         &matrix,
-        Verdict::ProgramFinished { actions: checks },
-        started,
-    );
-    put(store, &record, &p.name, shared, on_progress).await;
-    shared.stats.lock().await.programs += 1;
-    on_progress(Progress::ProgramDone {
-        name: p.name.clone(),
-        outcome: "checked".into(),
+        done,
+        "checked",
         findings,
-    });
+        store,
+        shared,
+        on_progress,
+    )
+    .await;
 }
 
 /// The program being checked, for its records.
@@ -533,24 +540,43 @@ async fn reject_program(
     on_progress: &(dyn Fn(Progress) + Sync),
 ) {
     *shared.stats.lock().await.rejected.entry(stage.to_string()).or_insert(0) += 1;
+    let verdict = Verdict::SubjectError {
+        reason: format!("rejected at {stage}: {reason}"),
+    };
+    let outcome = format!("rejected at {stage}");
+    close_program(run, prep, &[], verdict, &outcome, 0, store, shared, on_progress).await;
+}
+
+/// Stores a program's record (written last: `--resume` skips programs
+/// that have one) and reports the program done.
+#[allow(clippy::too_many_arguments)]
+async fn close_program(
+    run: ProgramRun<'_>,
+    prep: serde_json::Value,
+    matrix: &[serde_json::Value],
+    verdict: Verdict,
+    outcome: &str,
+    findings: usize,
+    store: &Store,
+    shared: &Shared,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) {
     let record = program_record(
         run.spec,
         run.p,
         run.subject,
         run.text,
         prep,
-        &[],
-        Verdict::SubjectError {
-            reason: format!("rejected at {stage}: {reason}"),
-        },
+        matrix,
+        verdict,
         run.started,
     );
     put(store, &record, &run.p.name, shared, on_progress).await;
     shared.stats.lock().await.programs += 1;
     on_progress(Progress::ProgramDone {
         name: run.p.name.clone(),
-        outcome: format!("rejected at {stage}"),
-        findings: 0,
+        outcome: outcome.to_string(),
+        findings,
     });
 }
 
