@@ -173,3 +173,41 @@ async fn gdb_reads_a_struct_local_field_by_field() {
 async fn lldb_reads_a_struct_local_field_by_field() {
     struct_matches("lldb").await;
 }
+
+/// A debugger that dies at once, and one that never answers: every pair is
+/// a `debugger_failure` with the reason, nothing panics, nothing hangs (the
+/// action timeout ends the wait and the process tree is killed).
+#[tokio::test]
+async fn a_crashing_or_hanging_debugger_gives_debugger_failures() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "p.c", &BuildRecipe::parse("gcc -O2 -g").unwrap())
+        .await
+        .unwrap();
+    let refs = vec![reference(6, "c", int(), "13"), reference(12, "x", int(), "13")];
+    for (name, body) in [("crashing-gdb", "exit 3"), ("hanging-gdb", "exec sleep 600")] {
+        let exe = dir.path().join(name);
+        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = DebuggerConfig {
+            executable: Some(exe.to_string_lossy().into_owned()),
+            action_timeout: std::time::Duration::from_secs(2),
+            ..DebuggerConfig::default()
+        };
+        let mut dbg = registry::create("gdb", &config).unwrap();
+        let session = check_binary(dbg.as_mut(), &subject, &refs).await;
+        dbg.shutdown().await;
+        assert_eq!(session.verdicts.len(), 2);
+        for v in &session.verdicts {
+            match &v.verdict {
+                CheckVerdict::DebuggerFailure { detail } => assert!(!detail.is_empty(), "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        assert!(session.ending.contains("debugger failure"), "{name}: {}", session.ending);
+    }
+}
