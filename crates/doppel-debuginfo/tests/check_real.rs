@@ -208,6 +208,10 @@ async fn a_crashing_or_hanging_debugger_gives_debugger_failures() {
                 other => panic!("{name}: {other:?}"),
             }
         }
-        assert!(session.ending.contains("debugger failure"), "{name}: {}", session.ending);
+        assert!(
+            session.ending.contains("debugger failure"),
+            "{name}: {}",
+            session.ending
+        );
     }
 }

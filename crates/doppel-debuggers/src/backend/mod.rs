@@ -32,11 +32,35 @@ pub(crate) fn fixed_environment(cmd: &mut tokio::process::Command) {
 
 /// The first line a program prints for `args` (its version), if it runs.
 pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Option<String> {
-    let out = std::process::Command::new(exe)
+    use std::os::unix::process::CommandExt;
+    // A tool that does not answer `--version` within this time is taken as
+    // having no version (and is killed with its process group): probing a
+    // backend must never hang.
+    const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+    let mut child = std::process::Command::new(exe)
         .args(args)
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
         .ok()?;
+    let deadline = std::time::Instant::now() + VERSION_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => {
+                // SAFETY: signals the child's own process group.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let out = child.wait_with_output().ok()?;
     let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
     String::from_utf8_lossy(&text)
         .lines()
