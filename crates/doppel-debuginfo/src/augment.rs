@@ -46,9 +46,23 @@ pub fn augment(source: &str, lines: &BTreeSet<u32>) -> String {
 /// Writes [`BARRIER_SOURCE`] to `dir/opt_me_not.c` and returns its path.
 ///
 /// Errors: the write error.
+///
+/// The file is written only when missing or different, and then through a
+/// temporary file renamed into place: parallel jobs share it, and a compiler
+/// reading it while another job rewrote it in place saw an empty unit (an
+/// undefined `opt_me_not` at link time, 2 builds in a 200-program campaign).
 pub fn write_barrier(dir: &Path) -> std::io::Result<PathBuf> {
     let path = dir.join(BARRIER_FILE);
-    std::fs::write(&path, BARRIER_SOURCE)?;
+    if std::fs::read_to_string(&path).is_ok_and(|t| t == BARRIER_SOURCE) {
+        return Ok(path);
+    }
+    let tmp = dir.join(format!(
+        ".{BARRIER_FILE}.{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&tmp, BARRIER_SOURCE)?;
+    std::fs::rename(&tmp, &path)?;
     Ok(path)
 }
 
