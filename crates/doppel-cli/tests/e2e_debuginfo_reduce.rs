@@ -7,20 +7,12 @@ use assert_cmd::Command;
 use doppel_core::store::Store;
 use std::path::Path;
 
-/// corpus/debuginfo/paper/fig11-llvm39869.c: clang-19 -O1 -g, lldb shows
+/// The paper's Figure 11 program: clang-19 -O1 -g, lldb shows
 /// `l_30 = {0, 0, 0, 1}` at line 8 where the program holds `{1, 0, 0, 1}`.
-const FIG11: &str = "short a, c; void opt_me_not(void);
-long b;
-short fun1() { return c; }
-char d() {
-  short l_30[4] = {1};
-  a = fun1();
-  l_30[3]++;
-  opt_me_not(); //break here.
-  return b;
+fn fig11() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/debuginfo/paper/fig11-llvm39869.c");
+    std::fs::read_to_string(path).unwrap()
 }
-int main() { d(); }
-";
 
 const MARKER: &str = "/*DOPPEL_S*/";
 
@@ -62,7 +54,7 @@ async fn fig11_finding_is_found_reduced_and_bundled_with_the_comment_marker() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("d.db");
     let src = dir.path().join("fig11-llvm39869.c");
-    std::fs::write(&src, FIG11).unwrap();
+    std::fs::write(&src, fig11()).unwrap();
 
     // 1. The campaign stores the wrong value as a finding.
     stdout(doppel(&db).args(["debuginfo"]).arg(&src).args([

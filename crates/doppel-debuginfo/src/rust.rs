@@ -150,11 +150,9 @@ impl RustBuilder {
     /// A cache rooted at `dir` (created, made absolute and canonical: the
     /// debug information names the source by its path there).
     pub fn new(dir: PathBuf) -> Self {
-        let _ = std::fs::create_dir_all(&dir);
-        let dir = std::fs::canonicalize(&dir)
-            .or_else(|_| std::path::absolute(&dir))
-            .unwrap_or(dir);
-        Self { dir }
+        Self {
+            dir: doppel_lang::c::cache_root(dir),
+        }
     }
 
     /// The cache directory.

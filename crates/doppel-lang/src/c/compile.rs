@@ -90,11 +90,7 @@ impl BuildCache {
     /// The directory is created here and canonicalized (no `..`, no
     /// symbolic links), as the compiler sees its working directory.
     pub fn new(dir: PathBuf) -> Self {
-        let _ = std::fs::create_dir_all(&dir);
-        let dir = std::fs::canonicalize(&dir)
-            .or_else(|_| std::path::absolute(&dir))
-            .unwrap_or(dir);
-        Self { dir }
+        Self { dir: cache_root(dir) }
     }
 
     /// The cache directory.
@@ -208,6 +204,16 @@ impl BuildCache {
         }
         Ok(())
     }
+}
+
+/// `dir` created, absolute and canonical (no `..`, no symbolic links), as
+/// a compiler sees its working directory: the root of a build cache, whose
+/// paths end up in debug information.
+pub fn cache_root(dir: PathBuf) -> PathBuf {
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::canonicalize(&dir)
+        .or_else(|_| std::path::absolute(&dir))
+        .unwrap_or(dir)
 }
 
 fn count_lines(text: &[u8]) -> u32 {

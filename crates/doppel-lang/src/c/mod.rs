@@ -13,5 +13,5 @@ mod syntax;
 pub mod transform;
 pub mod writes;
 
-pub use compile::{BuildCache, BuildError, BuildRecipe, discover};
+pub use compile::{BuildCache, BuildError, BuildRecipe, cache_root, discover};
 pub use syntax::CSyntax;
