@@ -43,6 +43,22 @@ pub fn augment(source: &str, lines: &BTreeSet<u32>) -> String {
     declare_first(&body, BARRIER_PROTOTYPE)
 }
 
+/// The call written in front of an augmented line of a Rust program
+/// (followed by a space): the barrier crate's function by its absolute
+/// path, which no item of the program can shadow (PLDI'20 section 6.1: the
+/// barrier is in a crate of its own, see [`crate::rust`]).
+pub const RUST_BARRIER_CALL: &str = "::opt_me_not::opt_me_not();";
+
+/// Rust `source` with `::opt_me_not::opt_me_not(); ` at column 1 of every
+/// line in `lines` (1-based; the caller guarantees each is a statement start
+/// of `doppel_lang::rust::statements`). No line number changes; lines past
+/// the end are ignored.
+pub fn augment_rust(source: &str, lines: &BTreeSet<u32>) -> String {
+    prefix_lines(source, |line| {
+        lines.contains(&line).then(|| format!("{RUST_BARRIER_CALL} "))
+    })
+}
+
 /// Writes [`BARRIER_SOURCE`] to `dir/opt_me_not.c` and returns its path.
 ///
 /// Errors: the write error.

@@ -58,7 +58,7 @@ pub const NOT_BISECTABLE: &str = "codegen/not bisectable";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// Clang: binary search on `-mllvm -opt-bisect-limit`.
+    /// Clang and rustc: binary search on LLVM's `-opt-bisect-limit`.
     OptBisectLimit,
     /// GCC: `-fno-<flag>` for every enabled flag in turn.
     GccFlagRemoval,
@@ -110,9 +110,16 @@ impl Culprit {
 }
 
 /// The extra flags that limit LLVM to its first `limit` optional passes
-/// (`-1`: all).
-pub fn bisect_flags(limit: i64) -> Vec<String> {
-    vec!["-mllvm".to_string(), format!("-opt-bisect-limit={limit}")]
+/// (`-1`: all) in a compiler of `family`: `-mllvm -opt-bisect-limit=N` for
+/// Clang, `-C llvm-args=-opt-bisect-limit=N` for rustc (whose builds use one
+/// codegen unit: LLVM's pass counter is global to the process, and parallel
+/// codegen units would number passes in no stable order). GCC has no such
+/// switch: the Clang spelling is returned, and GCC rejects it.
+pub fn bisect_flags(family: Family, limit: i64) -> Vec<String> {
+    match family {
+        Family::Rustc => vec!["-C".to_string(), format!("llvm-args=-opt-bisect-limit={limit}")],
+        _ => vec!["-mllvm".to_string(), format!("-opt-bisect-limit={limit}")],
+    }
 }
 
 /// The outcome of the opt-bisect binary search.
@@ -136,19 +143,23 @@ pub struct LimitSearch {
 /// N, the result is still a limit N where N-1 does not show it and N does.
 ///
 /// Errors: the oracle's errors; the bug does not reproduce with all passes.
-pub async fn search_limit<O: Oracle + ?Sized>(oracle: &mut O, passes: u32) -> Result<LimitSearch, String> {
+pub async fn search_limit<O: Oracle + ?Sized>(
+    oracle: &mut O,
+    family: Family,
+    passes: u32,
+) -> Result<LimitSearch, String> {
     let mut checks = 0u32;
-    if !check_limit(oracle, -1, &mut checks).await? {
+    if !check_limit(oracle, family, -1, &mut checks).await? {
         return Err("the wrong value does not reproduce with all passes (-opt-bisect-limit=-1)".into());
     }
-    if check_limit(oracle, 0, &mut checks).await? {
+    if check_limit(oracle, family, 0, &mut checks).await? {
         return Ok(LimitSearch { limit: 0, checks });
     }
     // Invariant: absent at lo, present at hi (hi = passes behaves like -1).
     let (mut lo, mut hi) = (0u32, passes.max(1));
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if check_limit(oracle, i64::from(mid), &mut checks).await? {
+        if check_limit(oracle, family, i64::from(mid), &mut checks).await? {
             hi = mid;
         } else {
             lo = mid;
@@ -157,9 +168,14 @@ pub async fn search_limit<O: Oracle + ?Sized>(oracle: &mut O, passes: u32) -> Re
     Ok(LimitSearch { limit: hi, checks })
 }
 
-async fn check_limit<O: Oracle + ?Sized>(oracle: &mut O, limit: i64, checks: &mut u32) -> Result<bool, String> {
+async fn check_limit<O: Oracle + ?Sized>(
+    oracle: &mut O,
+    family: Family,
+    limit: i64,
+    checks: &mut u32,
+) -> Result<bool, String> {
     *checks += 1;
-    oracle.wrong(&bisect_flags(limit)).await
+    oracle.wrong(&bisect_flags(family, limit)).await
 }
 
 /// One line of LLVM's opt-bisect log:
@@ -232,7 +248,7 @@ pub async fn pass_log(
     cmd.arg(format!("-{level}"))
         .args(COMMON_FLAGS)
         .args(extra)
-        .args(bisect_flags(limit))
+        .args(bisect_flags(Family::Clang, limit))
         .arg("-c")
         .arg(source)
         .arg("-o")
@@ -257,9 +273,8 @@ pub async fn pass_log(
 }
 
 /// Clang culprit bisection of one finding: counts the passes ([`pass_log`]
-/// with limit -1), searches the limit ([`search_limit`]), names pass number
-/// `limit` from the log. `extra` are flags the finding's build already has
-/// (usually none); the oracle must add the same ones.
+/// with limit -1), then [`bisect_llvm`]. `extra` are flags the finding's
+/// build already has (usually none); the oracle must add the same ones.
 ///
 /// Errors: those of [`pass_log`] and [`search_limit`].
 pub async fn bisect_clang<O: Oracle + ?Sized>(
@@ -270,8 +285,21 @@ pub async fn bisect_clang<O: Oracle + ?Sized>(
     extra: &[String],
 ) -> Result<Culprit, String> {
     let log = pass_log(compiler, level, source, extra, -1).await?;
+    bisect_llvm(oracle, Family::Clang, &log).await
+}
+
+/// LLVM culprit bisection (Clang or rustc) given the pass log of the full
+/// pipeline (`log`, from a build with `-opt-bisect-limit=-1`): searches the
+/// limit ([`search_limit`]) and names pass number `limit` from the log.
+///
+/// Errors: those of [`search_limit`].
+pub async fn bisect_llvm<O: Oracle + ?Sized>(
+    oracle: &mut O,
+    family: Family,
+    log: &[PassRun],
+) -> Result<Culprit, String> {
     let passes = log.iter().map(|r| r.number).max().unwrap_or(0);
-    let found = search_limit(oracle, passes).await?;
+    let found = search_limit(oracle, family, passes).await?;
     let (pass, target) = if found.limit == 0 {
         (Some(NOT_BISECTABLE.to_string()), None)
     } else {
@@ -476,11 +504,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn bisect_switches_per_compiler_family() {
+        assert_eq!(bisect_flags(Family::Clang, 7), ["-mllvm", "-opt-bisect-limit=7"]);
+        assert_eq!(
+            bisect_flags(Family::Rustc, -1),
+            ["-C", "llvm-args=-opt-bisect-limit=-1"]
+        );
+    }
+
     #[tokio::test]
     async fn binary_search_finds_the_first_limit_with_the_bug() {
         for from in [1, 2, 36, 37, 38, 176, 177] {
             let mut o = LimitOracle { from, calls: vec![] };
-            let r = search_limit(&mut o, 177).await.unwrap();
+            let r = search_limit(&mut o, Family::Clang, 177).await.unwrap();
             assert_eq!(r.limit, from as u32, "from {from}");
             assert_eq!(r.checks as usize, o.calls.len());
             assert!(r.checks <= 2 + 8, "{} checks", r.checks);
@@ -492,7 +529,7 @@ mod tests {
     async fn bug_with_no_pass_is_not_bisectable_and_absent_bug_is_an_error() {
         let mut o = LimitOracle { from: 0, calls: vec![] };
         assert_eq!(
-            search_limit(&mut o, 100).await.unwrap(),
+            search_limit(&mut o, Family::Clang, 100).await.unwrap(),
             LimitSearch { limit: 0, checks: 2 }
         );
         let mut o = LimitOracle {
@@ -508,13 +545,13 @@ mod tests {
             }
         }
         assert!(
-            search_limit(&mut Never, 100)
+            search_limit(&mut Never, Family::Clang, 100)
                 .await
                 .unwrap_err()
                 .contains("does not reproduce")
         );
         // A bug beyond the counted passes is attributed to the last one.
-        assert_eq!(search_limit(&mut o, 100).await.unwrap().limit, 100);
+        assert_eq!(search_limit(&mut o, Family::Clang, 100).await.unwrap().limit, 100);
     }
 
     #[test]

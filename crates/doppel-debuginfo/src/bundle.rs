@@ -5,6 +5,11 @@
 //! level matrix where it reproduces, the culprit, and a README in the words
 //! of a bug report.
 //!
+//! A Rust finding (rustc, PLDI'20 section 6.1) gets the same layout with
+//! `main.rs` and the barrier crate `opt_me_not.rs` in place of `a.c` and
+//! `opt_me_not.c`, and rustc's build commands (the barrier compiled as an
+//! rlib at the same level, in a directory per level).
+//!
 //! Layout written by [`write_bundle`] into `dir`:
 //! - `a.c`, `opt_me_not.c`: the program (reduced, or as checked), its line
 //!   S marked by the comment `/*DOPPEL_S*/` at its start, and the barrier
@@ -21,7 +26,7 @@
 use crate::CheckVerdict;
 use crate::bisect::{Culprit, Method};
 use crate::reduce::MARKER;
-use crate::toolchain::Compiler;
+use crate::toolchain::{Compiler, Family};
 use doppel_core::process::{self, Sandbox};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -76,6 +81,23 @@ pub struct BundleInput {
     pub timeout_secs: u32,
 }
 
+impl BundleInput {
+    /// Whether the program is Rust (the compiler is rustc).
+    pub fn is_rust(&self) -> bool {
+        self.compiler.family == Family::Rustc
+    }
+
+    /// The file names of the program and of the barrier: `a.c` and
+    /// `opt_me_not.c`, or `main.rs` and `opt_me_not.rs` for Rust.
+    pub fn file_names(&self) -> (&'static str, &'static str) {
+        if self.is_rust() {
+            ("main.rs", crate::rust::BARRIER_CRATE)
+        } else {
+            ("a.c", crate::augment::BARRIER_FILE)
+        }
+    }
+}
+
 /// The first of `lldb`, `lldb-22` ... `lldb-14` found on `PATH` (`lldb-22`
 /// when none is).
 pub fn default_lldb() -> String {
@@ -96,8 +118,27 @@ fn build_flags(source: &str) -> Vec<&'static str> {
 }
 
 /// The exact build commands: the reference `prog-O0` and the optimized
-/// `prog`, both linking the barrier as a separate translation unit.
+/// `prog`, both linking the barrier as a separate translation unit (C), or
+/// as a crate of its own compiled at the same level into a directory named
+/// after the level (Rust: two commands each, one per line).
 pub fn build_commands(input: &BundleInput) -> [String; 2] {
+    if input.is_rust() {
+        let rustc = &input.compiler.path;
+        let build = |level: &str, out: &str| {
+            let opt = crate::rust::opt_level(level).unwrap_or("0");
+            let common = format!(
+                "{rustc} --edition {} -g -C opt-level={opt} -C codegen-units=1",
+                crate::rust::EDITION
+            );
+            format!(
+                "mkdir -p {level} && {common} --crate-type=rlib {} --out-dir {level}\n{common} --crate-name main \
+                 main.rs --extern opt_me_not={level}/libopt_me_not.rlib --extern lib={level}/libopt_me_not.rlib \
+                 -L {level} -o {out}",
+                crate::rust::BARRIER_CRATE
+            )
+        };
+        return [build("O0", "prog-O0"), build(&input.level, "prog")];
+    }
     let flags = build_flags(&input.source).join(" ");
     let cc = &input.compiler.path;
     [
@@ -115,14 +156,14 @@ pub fn build_script(input: &BundleInput) -> String {
     )
 }
 
-/// `gdb.cmd`: stop at `a.c:S`, print v and the locals, end the session.
-pub fn gdb_script(line: u32, variable: &str) -> String {
-    format!("break a.c:{line}\nrun\nprint {variable}\ninfo locals\nkill\nquit\n")
+/// `gdb.cmd`: stop at `<file>:S`, print v and the locals, end the session.
+pub fn gdb_script(file: &str, line: u32, variable: &str) -> String {
+    format!("break {file}:{line}\nrun\nprint {variable}\ninfo locals\nkill\nquit\n")
 }
 
-/// `lldb.cmd`: stop at `a.c:S`, print v, end the session.
-pub fn lldb_script(line: u32, variable: &str) -> String {
-    format!("breakpoint set -f a.c -l {line}\nrun\nframe variable {variable}\nquit\n")
+/// `lldb.cmd`: stop at `<file>:S`, print v, end the session.
+pub fn lldb_script(file: &str, line: u32, variable: &str) -> String {
+    format!("breakpoint set -f {file} -l {line}\nrun\nframe variable {variable}\nquit\n")
 }
 
 /// A debugger run on one of the bundle's binaries.
@@ -262,17 +303,18 @@ pub fn matrix_markdown(entries: &[MatrixEntry], variable: &str, expected: &str) 
 }
 
 /// The culprit in one sentence.
-fn culprit_sentence(c: &Culprit) -> String {
+fn culprit_sentence(c: &Culprit, family: Family) -> String {
+    let switch = |n: u32| crate::bisect::bisect_flags(family, i64::from(n)).join(" ");
     match c.method {
         Method::OptBisectLimit => match (&c.pass, c.limit) {
             (Some(p), Some(0)) if p == crate::bisect::NOT_BISECTABLE => format!(
-                "The wrong value shows even with `-mllvm -opt-bisect-limit=0` (no optional pass runs): \
-                 {p} ({} checks).",
+                "The wrong value shows even with `{}` (no optional pass runs): {p} ({} checks).",
+                switch(0),
                 c.checks
             ),
             (Some(p), Some(n)) => format!(
-                "`-mllvm -opt-bisect-limit={n}` is the smallest limit that shows the wrong value; pass {n} is \
-                 **{p}**{} ({} checks).",
+                "`{}` is the smallest limit that shows the wrong value; pass {n} is **{p}**{} ({} checks).",
+                switch(n),
                 c.target.as_deref().map(|t| format!(" on {t}")).unwrap_or_default(),
                 c.checks
             ),
@@ -334,22 +376,40 @@ pub fn readme(input: &BundleInput, transcripts: &[Transcript], gdb_version: &str
         .unwrap_or("")
         .replace(MARKER, "");
     let line_text = line_text.trim();
+    let (file, barrier) = input.file_names();
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# Wrong value of `{v}` at a.c:{} with {} -{l} -g ({})\n",
+        "# Wrong value of `{v}` at {file}:{} with {} -{l} -g ({})\n",
         input.line,
         input.compiler.tag(),
         input.debugger
     );
+    let (witness, barrier_text) = if input.is_rust() {
+        (
+            "(read in GDB; safe Rust has no undefined behaviour, so the -O0 value is the program's)".to_string(),
+            format!(
+                "`{barrier}` is a crate of its own defining `opt_me_not()`, a never-inlined function with an \
+                 empty `asm!`; it is linked into both builds (harmless when `{file}` does not call it; where it \
+                 does, the call only keeps a statement on its line)."
+            ),
+        )
+    } else {
+        (
+            format!(", and so does a `printf` of `{v}` inserted at that line"),
+            format!(
+                "`{barrier}` defines `opt_me_not()`, an empty function with a compiler memory barrier, compiled \
+                 as a translation unit of its own and always linked (harmless when `{file}` does not call it; \
+                 where it does, the call only keeps a statement on its line)."
+            ),
+        )
+    };
+    let sep = if input.is_rust() { " " } else { "" };
     let _ = writeln!(
         s,
-        "When the program stops at line {} of `a.c` (`{line_text}`), the debugger shows `{v} = {}`; the program \
-         holds `{v} = {}` there. The -O0 build shows {}, and so does a `printf` of `{v}` inserted at that line. \
-         The line is marked by the comment `{MARKER}` at its start (a comment: it changes neither the code nor \
-         any line number). `opt_me_not.c` defines `opt_me_not()`, an empty function with a compiler memory \
-         barrier, compiled as a translation unit of its own and always linked (harmless when `a.c` does not call \
-         it; where it does, the call only keeps a statement on its line).\n",
+        "When the program stops at line {} of `{file}` (`{line_text}`), the debugger shows `{v} = {}`; the \
+         program holds `{v} = {}` there. The -O0 build shows {}{sep}{witness}. The line is marked by the comment \
+         `{MARKER}` at its start (a comment: it changes neither the code nor any line number). {barrier_text}\n",
         input.line, input.actual, input.expected, input.expected
     );
     let _ = writeln!(s, "## Reproduce\n\n```sh\nsh build.sh");
@@ -384,15 +444,15 @@ pub fn readme(input: &BundleInput, transcripts: &[Transcript], gdb_version: &str
     let _ = writeln!(s, "## Culprit\n");
     match &input.culprit {
         Some(c) => {
-            let _ = writeln!(s, "{}\n", culprit_sentence(c));
+            let _ = writeln!(s, "{}\n", culprit_sentence(c, input.compiler.family));
         }
         None => s.push_str("Not bisected.\n\n"),
     }
     let _ = writeln!(s, "## Files\n");
     let _ = writeln!(
         s,
-        "- `a.c` ({}), `opt_me_not.c`, `build.sh`\n- `gdb.cmd`, `lldb.cmd` and `transcript-*.txt` (both debuggers, \
-         -O0 and -{l})\n- `matrix.md`{}\n",
+        "- `{file}` ({}), `{barrier}`, `build.sh`\n- `gdb.cmd`, `lldb.cmd` and `transcript-*.txt` (both \
+         debuggers, -O0 and -{l})\n- `matrix.md`{}\n",
         if input.reduced {
             "reduced with C-Vise"
         } else {
@@ -427,11 +487,12 @@ pub async fn write_bundle(input: &BundleInput, dir: &Path) -> Result<(), String>
         std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         Ok(p)
     };
-    write("a.c", &input.source)?;
-    write("opt_me_not.c", &input.barrier_source)?;
+    let (file, barrier) = input.file_names();
+    write(file, &input.source)?;
+    write(barrier, &input.barrier_source)?;
     write("build.sh", &build_script(input))?;
-    write("gdb.cmd", &gdb_script(input.line, &input.variable))?;
-    write("lldb.cmd", &lldb_script(input.line, &input.variable))?;
+    write("gdb.cmd", &gdb_script(file, input.line, &input.variable))?;
+    write("lldb.cmd", &lldb_script(file, input.line, &input.variable))?;
     let timeout = Duration::from_secs(u64::from(input.timeout_secs.max(1)));
 
     let mut cmd = Command::new("sh");
@@ -508,11 +569,11 @@ mod tests {
     #[test]
     fn debugger_scripts_are_the_documented_commands() {
         assert_eq!(
-            gdb_script(8, "s"),
+            gdb_script("a.c", 8, "s"),
             "break a.c:8\nrun\nprint s\ninfo locals\nkill\nquit\n"
         );
         assert_eq!(
-            lldb_script(8, "s"),
+            lldb_script("a.c", 8, "s"),
             "breakpoint set -f a.c -l 8\nrun\nframe variable s\nquit\n"
         );
     }

@@ -319,8 +319,7 @@ async fn run_program(
 
 /// Stores the session and finding records of one (compiler, level) and
 /// counts them: returns the matrix row, the checks and the findings stored.
-/// Wrong values are bisected (with `spec.config.bisect`) unless the
-/// compiler is rustc.
+/// Wrong values are bisected (with `spec.config.bisect`).
 #[allow(clippy::too_many_arguments)]
 async fn store_level(
     spec: &DebuginfoSpec,
@@ -376,10 +375,7 @@ async fn store_level(
                 others: &others,
                 ast_node: ast_node(reference.pair.line),
             };
-            let culprit = if spec.config.bisect
-                && b.compiler.family != crate::toolchain::Family::Rustc
-                && matches!(v.verdict, CheckVerdict::WrongValue { .. })
-            {
+            let culprit = if spec.config.bisect && matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
                 culprit_for(&f, dbgs, shared).await
             } else {
                 None
@@ -459,20 +455,15 @@ async fn run_rust_program(
         }
     };
     shared.stats.lock().await.references += refs.references.len();
-    let lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
     let ast_node = |line: u32| {
-        let l = lines
-            .get((line as usize).saturating_sub(1))
-            .map(String::as_str)
-            .unwrap_or("");
-        let word: String = l.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        format!("rust:{}", if word.is_empty() { "expression" } else { word.as_str() })
+        let kind = doppel_lang::rust::statements::statement_kind(&text, line);
+        format!("rust:{}", kind.as_deref().unwrap_or("expression"))
     };
     let mut matrix = Vec::new();
     let (mut checks, mut findings) = (0, 0);
     for level in &spec.config.levels {
         match rust::check_level(p, &refs.references, &rustc, level, &shared.rust_builds, dbgs).await {
-            Ok((builds, cells)) => {
+            Ok(program::LevelCheck { builds, cells }) => {
                 let (row, c, f) = store_level(
                     spec,
                     p,
@@ -618,15 +609,18 @@ async fn culprit_for(
         return c.clone();
     }
     let dbg = dbgs.iter_mut().find(|(n, _)| n == f.debugger).map(|(_, d)| d)?;
-    let result = crate::culprit::bisect_pair(
+    let builder = crate::builder::for_program(
         f.program,
-        &f.build.augmented.iter().copied().collect(),
-        &f.build.subject.source,
-        f.reference,
         &f.build.compiler,
         &f.build.level,
-        dbg.as_mut(),
         &shared.cache,
+        &shared.rust_builds,
+    );
+    let result = crate::culprit::bisect_pair(
+        builder.as_ref(),
+        &f.build.augmented.iter().copied().collect(),
+        f.reference,
+        dbg.as_mut(),
     )
     .await;
     if let Err(e) = &result {

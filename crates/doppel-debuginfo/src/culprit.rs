@@ -3,7 +3,7 @@
 //! the debugger that showed it, through [`crate::bisect`].
 
 use crate::bisect::{self, Culprit, Oracle};
-use crate::program::{self, Program};
+use crate::builder::LevelBuilder;
 use crate::toolchain::{Compiler, Family};
 use crate::{CheckVerdict, Reference};
 use doppel_debuggers::Debugger;
@@ -15,34 +15,32 @@ use std::path::Path;
 pub const GCC_MAX_CHECKS: u32 = 60;
 
 /// Bisects the culprit of `reference`'s wrong value in the build of
-/// `program` (augmented at `augmented`) by `compiler` at `level`: Clang by
-/// `-opt-bisect-limit` (its pass log read from `source`), GCC by turning
-/// off the level's `-f` flags (halving, at most [`GCC_MAX_CHECKS`] checks).
+/// `builder` (its program augmented at `augmented`, its compiler and
+/// level): Clang and rustc by `-opt-bisect-limit` (the pass log from
+/// [`LevelBuilder::pass_log`]), GCC by turning off the level's `-f` flags
+/// (halving, at most [`GCC_MAX_CHECKS`] checks).
 ///
 /// Errors: the wrong value does not reproduce, a build fails, or the pass
 /// log cannot be read.
-#[allow(clippy::too_many_arguments)]
 pub async fn bisect_pair(
-    program: &Program,
+    builder: &dyn LevelBuilder,
     augmented: &BTreeSet<u32>,
-    source: &Path,
     reference: &Reference,
-    compiler: &Compiler,
-    level: &str,
     debugger: &mut dyn Debugger,
-    cache: &BuildCache,
 ) -> Result<Culprit, String> {
+    let compiler = builder.compiler();
+    let level = builder.level();
     let mut oracle = RebuildOracle {
-        program,
+        builder,
         augmented,
         reference,
-        compiler,
-        level,
         debugger,
-        cache,
     };
     match compiler.family {
-        Family::Clang => bisect::bisect_clang(&mut oracle, compiler, level, source, &program::include_flags()).await,
+        Family::Clang | Family::Rustc => {
+            let log = builder.pass_log(augmented).await?;
+            bisect::bisect_llvm(&mut oracle, compiler.family, &log).await
+        }
         Family::Gcc => {
             let flags = bisect::gcc_enabled_flags(compiler, level).await?;
             bisect::bisect_gcc(
@@ -52,33 +50,21 @@ pub async fn bisect_pair(
             )
             .await
         }
-        Family::Rustc => Err("culprit bisection is not supported for rustc".into()),
     }
 }
 
 /// Rebuilds the program with extra flags and re-checks one pair.
 struct RebuildOracle<'a> {
-    program: &'a Program,
+    builder: &'a dyn LevelBuilder,
     augmented: &'a BTreeSet<u32>,
     reference: &'a Reference,
-    compiler: &'a Compiler,
-    level: &'a str,
     debugger: &'a mut dyn Debugger,
-    cache: &'a BuildCache,
 }
 
 #[async_trait::async_trait]
 impl Oracle for RebuildOracle<'_> {
     async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String> {
-        let built = program::build(
-            self.program,
-            self.compiler,
-            self.level,
-            extra_flags,
-            self.augmented,
-            self.cache,
-        )
-        .await;
+        let built = self.builder.build(extra_flags, self.augmented).await;
         let subject = match built {
             Ok((subject, _)) => subject,
             // A bisection switch can crash the compiler (clang 19 segfaults
@@ -125,19 +111,10 @@ pub async fn bisect_record(
     let debugger = c["debugger_name"].as_str().ok_or("no debugger")?;
     let augmented: BTreeSet<u32> = serde_json::from_value(c["augmented"].clone()).unwrap_or_default();
     let cache = BuildCache::new(cache_dir.to_path_buf());
-    let (subject, _) = program::build(&program, &compiler, level, &[], &augmented, &cache).await?;
+    let rust_cache = crate::rust::RustBuilder::new(cache_dir.join("rust"));
+    let builder = crate::builder::for_program(&program, &compiler, level, &cache, &rust_cache);
     let mut dbg = doppel_debuggers::registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
-    let result = bisect_pair(
-        &program,
-        &augmented,
-        &subject.source,
-        &reference,
-        &compiler,
-        level,
-        dbg.as_mut(),
-        &cache,
-    )
-    .await;
+    let result = bisect_pair(builder.as_ref(), &augmented, &reference, dbg.as_mut()).await;
     dbg.shutdown().await;
     let culprit = result?;
     r.config["culprit"] = serde_json::to_value(&culprit).map_err(|e| e.to_string())?;

@@ -125,8 +125,14 @@ impl StoredFinding {
         }
         match &self.augmented_text {
             Some(t) => Cow::Borrowed(t),
+            None if self.is_rust() => Cow::Owned(augment::augment_rust(&self.source_text, &self.augmented)),
             None => Cow::Owned(augment::augment(&self.source_text, &self.augmented)),
         }
+    }
+
+    /// Whether the program is Rust (built by rustc).
+    pub fn is_rust(&self) -> bool {
+        self.compiler.family == crate::toolchain::Family::Rustc
     }
 
     /// The reduction spec: the same wrong value in the same compiler, level
@@ -160,6 +166,13 @@ pub async fn reduce_finding(
     budget: Duration,
     doppel_exe: &Path,
 ) -> Result<ReducedText, String> {
+    if f.is_rust() {
+        return Err(
+            "reduction is for C programs (its interestingness test builds with gcc or clang and runs the C \
+             sanitizers); Rust findings are reported with the whole program"
+                .into(),
+        );
+    }
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let start = out_dir.join("original");
     std::fs::create_dir_all(&start).map_err(|e| e.to_string())?;
@@ -219,6 +232,45 @@ pub async fn matrix(
     Ok(out)
 }
 
+/// The reproduction matrix of a marked Rust program: the pair checked with
+/// `debugger` in the builds of `rustc` at every level of `levels` (rustc
+/// is the only Rust compiler; its builds as in [`crate::rust::RustBuilder`]).
+///
+/// Errors: no marker, or the debugger cannot be created.
+pub async fn rust_matrix(
+    marked: &str,
+    reference: &Reference,
+    debugger: &str,
+    rustc: &Compiler,
+    levels: &[&str],
+    debugger_config: &DebuggerConfig,
+) -> Result<Vec<MatrixEntry>, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let source = dir.path().join("main.rs");
+    std::fs::write(&source, marked).map_err(|e| e.to_string())?;
+    let program = Program::from_file("main.rs", &source)?;
+    let line = reduce::marker_line(marked).ok_or(format!("the program has no single marker {}", reduce::MARKER))?;
+    let mut reference = reference.clone();
+    reference.pair.line = line;
+    let builder = crate::rust::RustBuilder::new(dir.path().join("builds"));
+    let compiler = Compiler::discover(&rustc.name).await.unwrap_or_else(|_| rustc.clone());
+    let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for level in levels {
+        let verdict = match builder.build(&program, &compiler, level, &[], &BTreeSet::new()).await {
+            Ok((subject, _)) => probe::first_verdict(dbg.as_mut(), &subject, &reference).await,
+            Err(e) => CheckVerdict::NotHit { detail: e },
+        };
+        out.push(MatrixEntry {
+            compiler: compiler.tag(),
+            level: level.to_string(),
+            verdict,
+        });
+    }
+    dbg.shutdown().await;
+    Ok(out)
+}
+
 /// Compilers tried for the matrix (those installed are used).
 pub const MATRIX_COMPILERS: [&str; 5] = ["gcc", "clang", "clang-15", "clang-16", "clang-19"];
 
@@ -239,21 +291,37 @@ pub async fn write_bundle(
     };
     let line = reduce::marker_line(&source).unwrap_or(f.reference.pair.line);
     let levels: Vec<&str> = crate::LEVELS.to_vec();
-    let matrix = matrix(
-        &source,
-        &f.reference,
-        &f.debugger,
-        &MATRIX_COMPILERS,
-        &levels,
-        debugger_config,
-    )
-    .await?;
+    let matrix = if f.is_rust() {
+        rust_matrix(
+            &source,
+            &f.reference,
+            &f.debugger,
+            &f.compiler,
+            &levels,
+            debugger_config,
+        )
+        .await?
+    } else {
+        matrix(
+            &source,
+            &f.reference,
+            &f.debugger,
+            &MATRIX_COMPILERS,
+            &levels,
+            debugger_config,
+        )
+        .await?
+    };
     let input = BundleInput {
         class: f.class.clone(),
         findings: findings_in_class,
         source,
         reduced,
-        barrier_source: BARRIER_SOURCE.to_string(),
+        barrier_source: if f.is_rust() {
+            crate::rust::BARRIER_SOURCE.to_string()
+        } else {
+            BARRIER_SOURCE.to_string()
+        },
         line,
         variable: f.reference.pair.variable.name.clone(),
         expected: f.reference.value.clone(),

@@ -30,6 +30,7 @@
 pub mod augment;
 pub mod bench;
 pub mod bisect;
+pub mod builder;
 pub mod bundle;
 pub mod campaign;
 pub mod check;

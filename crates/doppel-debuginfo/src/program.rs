@@ -3,6 +3,7 @@
 //! matrix of batched checks, with line augmentation where the optimized
 //! line table lacks a line (PLDI'20 sections 4.1 to 4.3 and Algorithm 1).
 
+use crate::builder::{CLevel, LevelBuilder};
 use crate::check::{self, Session};
 use crate::config::DebuginfoConfig;
 use crate::toolchain::Compiler;
@@ -297,15 +298,7 @@ pub struct LevelCheck {
     pub cells: Vec<Cell>,
 }
 
-/// Checks `references` in the optimized builds of `program` at `level`
-/// with every debugger, in two steps:
-/// 1. the program as it is, for the references whose line has an
-///    `is_stmt` row in its line table;
-/// 2. the line-augmented program (section 4.3) for the others, and for the
-///    references of step 1 whose breakpoint some debugger put on another
-///    line (a prologue line, for example: its row exists, but debuggers skip
-///    the prologue). Those leave step 1's verdicts (they keep their place in
-///    its trace), so every reference has exactly one verdict per debugger.
+/// [`check_level_with`] for a C program built into `cache`.
 ///
 /// Errors: a build or line-table failure, with the reason.
 pub async fn check_level(
@@ -316,10 +309,40 @@ pub async fn check_level(
     cache: &BuildCache,
     debuggers: &mut [(String, Box<dyn Debugger>)],
 ) -> Result<LevelCheck, String> {
-    let (plain, recipe) = build(program, compiler, level, &[], &BTreeSet::new(), cache).await?;
+    let builder = CLevel {
+        program,
+        compiler,
+        level,
+        cache,
+    };
+    check_level_with(&builder, references, debuggers).await
+}
+
+/// Checks `references` in the optimized builds of `builder`'s program at
+/// its level with every debugger, in two steps:
+/// 1. the program as it is, for the references whose line has an
+///    `is_stmt` row in its line table, and for those whose line cannot be
+///    augmented ([`LevelBuilder::augmentable`]);
+/// 2. the line-augmented program (section 4.3) for the other references,
+///    and for the augmentable references of step 1 whose breakpoint some
+///    debugger put on another line (a prologue line, for example: its row
+///    exists, but debuggers skip the prologue). Those leave step 1's
+///    verdicts (they keep their place in its trace), so every reference has
+///    exactly one verdict per debugger.
+///
+/// Errors: a build or line-table failure, with the reason.
+pub async fn check_level_with(
+    builder: &dyn LevelBuilder,
+    references: &[Reference],
+    debuggers: &mut [(String, Box<dyn Debugger>)],
+) -> Result<LevelCheck, String> {
+    let (compiler, level) = (builder.compiler(), builder.level());
+    let (plain, recipe) = builder.build(&[], &BTreeSet::new()).await?;
     let stmt = stmt_lines(&plain)?;
-    let (direct, mut rest): (Vec<Reference>, Vec<Reference>) =
-        references.iter().cloned().partition(|r| stmt.contains(&r.pair.line));
+    let (direct, mut rest): (Vec<Reference>, Vec<Reference>) = references
+        .iter()
+        .cloned()
+        .partition(|r| stmt.contains(&r.pair.line) || !builder.augmentable(r.pair.line));
     let mut builds = Vec::new();
     let mut cells = Vec::new();
     if !direct.is_empty() {
@@ -337,6 +360,7 @@ pub async fn check_level(
             .flat_map(|c| c.session.verdicts.iter().enumerate())
             .filter(|(_, v)| matches!(&v.verdict, CheckVerdict::NotHit { detail } if detail.contains(MOVED)))
             .map(|(i, _)| i)
+            .filter(|&i| builder.augmentable(b.references[i].pair.line))
             .collect();
         if !moved.is_empty() {
             let keep = |i: &usize| !moved.contains(i);
@@ -365,7 +389,7 @@ pub async fn check_level(
     if !rest.is_empty() {
         rest.sort_by(|a, b| (a.pair.line, &a.pair.variable.name).cmp(&(b.pair.line, &b.pair.variable.name)));
         let lines: BTreeSet<u32> = rest.iter().map(|r| r.pair.line).collect();
-        let (subject, recipe) = build(program, compiler, level, &[], &lines, cache).await?;
+        let (subject, recipe) = builder.build(&[], &lines).await?;
         let b = Build {
             compiler: compiler.clone(),
             level: level.to_string(),

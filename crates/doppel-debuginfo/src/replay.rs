@@ -3,7 +3,7 @@
 //! in the stored debugger.
 
 use crate::check::{self, PairVerdict};
-use crate::program::{self, Program};
+use crate::program::Program;
 use crate::toolchain::Compiler;
 use crate::{CheckVerdict, Reference};
 use doppel_core::RunRecord;
@@ -59,7 +59,9 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, debugger_config: &DebuggerC
     let cache = BuildCache::new(cache_dir.to_path_buf());
     let augmented: std::collections::BTreeSet<u32> =
         serde_json::from_value(c["augmented"].clone()).map_err(|e| format!("no augmented lines: {e}"))?;
-    let (subject, _) = program::build(&program, &compiler, level, &[], &augmented, &cache).await?;
+    let rust_cache = crate::rust::RustBuilder::new(cache_dir.join("rust"));
+    let builder = crate::builder::for_program(&program, &compiler, level, &cache, &rust_cache);
+    let (subject, _) = builder.build(&[], &augmented).await?;
     let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
     let session = check::check_binary(dbg.as_mut(), &subject, std::slice::from_ref(&reference)).await;
     dbg.shutdown().await;

@@ -3,8 +3,10 @@
 //! checker ([`crate::check`]), triage and store records.
 //!
 //! What differs from C:
-//! - **Builds.** `rustc --edition 2021 -g -C opt-level=L main.rs --extern
-//!   opt_me_not=libopt_me_not.rlib -L . -o prog`. The barrier is a crate of
+//! - **Builds.** `rustc --edition 2021 -g -C opt-level=L -C
+//!   codegen-units=1 main.rs --extern opt_me_not=libopt_me_not.rlib -L . -o
+//!   prog`. One codegen unit makes builds deterministic and LLVM's
+//!   opt-bisect numbering stable (culprit bisection). The barrier is a crate of
 //!   its own ([`BARRIER_SOURCE`], an `#[inline(never)]` function with an
 //!   empty `asm!`), compiled once per build as an rlib at the same level, so
 //!   a program calls `opt_me_not::opt_me_not()` and the optimizer cannot see
@@ -25,18 +27,29 @@
 //!   start after a `let`, so a variable is never read before it is bound.
 //!   `char`, floats, references and aggregates are not checked. A value
 //!   `<optimized out>` at -O0 is recorded and skipped.
-//! - **No line augmentation.** Inserting `opt_me_not::opt_me_not();` before
-//!   an arbitrary line of Rust is not always valid (inside expressions, match
-//!   arms, `let ... else`), so a pair whose line has no `is_stmt` row, or
-//!   whose breakpoint a debugger put elsewhere, is `not_hit`.
-//! - **No culprit bisection** for rustc: findings have no culprit.
+//! - **Line augmentation** (section 4.3 with 6.1's barrier crate):
+//!   `::opt_me_not::opt_me_not(); ` is written at column 1 of a line that
+//!   has no `is_stmt` row in the optimized binary, or whose breakpoint a
+//!   debugger put elsewhere, when the line starts a statement of a block
+//!   (`doppel_lang::rust::statements`: not inside an expression, a `match`
+//!   arm or a const context). A pair on any other line stays in the plain
+//!   build (and is usually `not_hit`).
+//! - **Culprit bisection** by `-C llvm-args=-opt-bisect-limit=N`
+//!   ([`crate::bisect::bisect_llvm`]); a wrong value that shows with no
+//!   optional LLVM pass comes from rustc itself (MIR optimizations or
+//!   debug-information emission) and is "not bisectable".
+//! - **No reduction**: the interestingness test of [`crate::reduce`] is
+//!   about C (sanitizers, Csmith headers); Rust findings are reported with
+//!   the whole program.
 //!
 //! The program must not use `unsafe` beyond the barrier for the references
 //! to be sound: doppel does not check that.
 
-use crate::check::{self, same_file};
-use crate::program::{Build, Cell, Program};
-use crate::toolchain::Compiler;
+use crate::bisect::{self, PassRun};
+use crate::builder::LevelBuilder;
+use crate::check::same_file;
+use crate::program::{self, LevelCheck, Program};
+use crate::toolchain::{Compiler, Family};
 use crate::value::{self, Shown};
 use crate::{Pair, Reference, ScopedVariable, VarKind};
 use doppel_core::process::{self, Sandbox};
@@ -160,8 +173,12 @@ impl RustBuilder {
         &self.dir
     }
 
-    /// Builds `program` with `compiler` (rustc) at `level` (`O0`, `O2`, ...)
-    /// or finds it in the cache. Returns the subject and its recipe.
+    /// Builds `program` with `compiler` (rustc) at `level` (`O0`, `O2`, ...),
+    /// `extra` flags after the level's (bisection switches, for the program
+    /// only, not the barrier crate) and the barrier call before each line of
+    /// `augmented` ([`crate::augment::augment_rust`]), or finds it in the
+    /// cache. Returns the subject and its recipe. rustc's diagnostics are
+    /// kept in the entry's `build.log`.
     ///
     /// Errors: an unknown level, the program or the barrier does not
     /// compile (rustc's first 40 lines of diagnostics), a timeout, I/O.
@@ -170,11 +187,18 @@ impl RustBuilder {
         program: &Program,
         compiler: &Compiler,
         level: &str,
+        extra: &[String],
+        augmented: &BTreeSet<u32>,
     ) -> Result<(Subject, String), String> {
         let opt = opt_level(level)?;
-        let text = tokio::fs::read(&program.source)
+        let original = tokio::fs::read_to_string(&program.source)
             .await
             .map_err(|e| format!("cannot read {}: {e}", program.source.display()))?;
+        let text = if augmented.is_empty() {
+            original.into_bytes()
+        } else {
+            crate::augment::augment_rust(&original, augmented).into_bytes()
+        };
         let file_name = program.file_name();
         let mut h = Sha256::new();
         for part in [
@@ -185,14 +209,16 @@ impl RustBuilder {
             EDITION.as_bytes(),
             BARRIER_SOURCE.as_bytes(),
             file_name.as_bytes(),
+            extra.join(" ").as_bytes(),
         ] {
             h.update(part);
             h.update([0]);
         }
         let key = hex::encode(h.finalize());
         let entry = self.dir.join(&key);
+        let extra_text: String = extra.iter().map(|f| format!(" {f}")).collect();
         let recipe = format!(
-            "{} --edition {EDITION} -g -C opt-level={opt} {file_name} --extern opt_me_not=libopt_me_not.rlib --extern lib=libopt_me_not.rlib -L . -o prog",
+            "{} --edition {EDITION} -g -C opt-level={opt} -C codegen-units=1{extra_text} {file_name} --extern opt_me_not=libopt_me_not.rlib --extern lib=libopt_me_not.rlib -L . -o prog",
             compiler.name
         );
         let subject = |entry: &Path| Subject {
@@ -215,7 +241,7 @@ impl RustBuilder {
         tokio::fs::create_dir_all(&tmp)
             .await
             .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        let result = compile(&tmp, &entry, &file_name, &text, compiler, opt).await;
+        let result = compile(&tmp, &entry, &file_name, &text, compiler, opt, extra).await;
         match result {
             Ok(()) => {
                 // Whoever renames first wins; an existing entry is as good as ours.
@@ -242,6 +268,7 @@ async fn compile(
     text: &[u8],
     compiler: &Compiler,
     opt: &str,
+    extra: &[String],
 ) -> Result<(), String> {
     let io = |e: std::io::Error| format!("I/O error: {e}");
     tokio::fs::write(dir.join(file_name), text).await.map_err(io)?;
@@ -249,7 +276,16 @@ async fn compile(
         .await
         .map_err(io)?;
     let remap = format!("--remap-path-prefix={}={}", dir.display(), entry.display());
-    let common = ["--edition", EDITION, "-g", "-C", &format!("opt-level={opt}")].map(str::to_string);
+    let common = [
+        "--edition",
+        EDITION,
+        "-g",
+        "-C",
+        &format!("opt-level={opt}"),
+        "-C",
+        "codegen-units=1",
+    ]
+    .map(str::to_string);
     let mut log = String::new();
     let steps: [Vec<String>; 2] = [
         [
@@ -259,6 +295,7 @@ async fn compile(
         .concat(),
         [
             &common[..],
+            extra,
             &[
                 remap.clone(),
                 "--crate-name".into(),
@@ -468,11 +505,74 @@ async fn read_references(
     Ok((refs, rejected, covered, ending))
 }
 
-/// Checks `references` in the build of `program` at `level` with every
-/// debugger: one build, one session per debugger, no line augmentation
-/// (moved breakpoints are `not_hit`).
+/// A Rust program built by rustc at one level ([`LevelBuilder`]): the
+/// lines that can be augmented are the statement starts of its source.
+pub struct RustLevel<'a> {
+    program: &'a Program,
+    compiler: &'a Compiler,
+    level: &'a str,
+    builder: &'a RustBuilder,
+    statements: BTreeSet<u32>,
+}
+
+impl<'a> RustLevel<'a> {
+    /// The builder of `program` with `compiler` at `level` in `builder`'s
+    /// cache (an unreadable source has no augmentable line; its build says
+    /// why).
+    pub fn new(program: &'a Program, compiler: &'a Compiler, level: &'a str, builder: &'a RustBuilder) -> Self {
+        let statements = std::fs::read_to_string(&program.source)
+            .map(|t| doppel_lang::rust::statements::statement_starts(&t))
+            .unwrap_or_default();
+        Self {
+            program,
+            compiler,
+            level,
+            builder,
+            statements,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl LevelBuilder for RustLevel<'_> {
+    fn compiler(&self) -> &Compiler {
+        self.compiler
+    }
+
+    fn level(&self) -> &str {
+        self.level
+    }
+
+    async fn build(&self, extra: &[String], augmented: &BTreeSet<u32>) -> Result<(Subject, String), String> {
+        self.builder
+            .build(self.program, self.compiler, self.level, extra, augmented)
+            .await
+    }
+
+    fn augmentable(&self, line: u32) -> bool {
+        self.statements.contains(&line)
+    }
+
+    async fn pass_log(&self, augmented: &BTreeSet<u32>) -> Result<Vec<PassRun>, String> {
+        let flags = bisect::bisect_flags(Family::Rustc, -1);
+        let (subject, _) = self.build(&flags, augmented).await?;
+        let dir = subject.source.parent().ok_or("the build has no directory")?;
+        let log =
+            std::fs::read_to_string(dir.join("build.log")).map_err(|e| format!("cannot read rustc's pass log: {e}"))?;
+        let runs = bisect::parse_pass_log(&log);
+        if runs.is_empty() {
+            return Err("rustc printed no opt-bisect pass log".into());
+        }
+        Ok(runs)
+    }
+}
+
+/// Checks `references` in the builds of `program` at `level` with every
+/// debugger ([`program::check_level_with`]): the program as it is, then
+/// the line-augmented program for the pairs whose line has no `is_stmt`
+/// row or whose breakpoint moved, when their line starts a statement.
 ///
-/// Errors: the build fails.
+/// Errors: a build or line-table failure.
 pub async fn check_level(
     program: &Program,
     references: &[Reference],
@@ -480,26 +580,9 @@ pub async fn check_level(
     level: &str,
     builder: &RustBuilder,
     debuggers: &mut [(String, Box<dyn Debugger>)],
-) -> Result<(Vec<Build>, Vec<Cell>), String> {
-    let (subject, recipe) = builder.build(program, compiler, level).await?;
-    let b = Build {
-        compiler: compiler.clone(),
-        level: level.to_string(),
-        augmented: Vec::new(),
-        subject,
-        references: references.to_vec(),
-        recipe,
-    };
-    let mut cells = Vec::new();
-    for (name, dbg) in debuggers.iter_mut() {
-        let session = check::check_binary(dbg.as_mut(), &b.subject, &b.references).await;
-        cells.push(Cell {
-            build: 0,
-            debugger: name.clone(),
-            session,
-        });
-    }
-    Ok((vec![b], cells))
+) -> Result<LevelCheck, String> {
+    let b = RustLevel::new(program, compiler, level, builder);
+    program::check_level_with(&b, references, debuggers).await
 }
 
 /// The references of `program` with the first debugger named `gdb` in
@@ -514,7 +597,7 @@ pub async fn prepare(
     max_pairs: usize,
     seed: u64,
 ) -> Result<RustReferences, String> {
-    let (subject, _) = builder.build(program, compiler, "O0").await?;
+    let (subject, _) = builder.build(program, compiler, "O0", &[], &BTreeSet::new()).await?;
     let i = debuggers.iter().position(|(n, _)| n == "gdb").unwrap_or(0);
     let (_, dbg) = debuggers.get_mut(i).ok_or("no debugger to read the references with")?;
     references(&subject, &program.hash, dbg.as_mut(), max_pairs, seed).await

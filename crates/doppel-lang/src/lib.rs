@@ -15,4 +15,5 @@
 pub mod c;
 pub mod edit;
 pub mod js;
+pub mod rust;
 pub mod transform;

@@ -32,7 +32,7 @@ pub enum DebuginfoAction {
     Probe(Box<ProbeArgs>),
     /// Reduce a stored finding with C-Vise (keeps the result in the store).
     Reduce(ReduceArgs),
-    /// Bisect the culprit pass (Clang) or flags (GCC) of stored wrong values
+    /// Bisect the culprit pass (Clang, rustc) or flags (GCC) of stored wrong values
     /// and put it into their class signature.
     Bisect(BisectArgs),
 }
