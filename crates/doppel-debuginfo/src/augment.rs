@@ -115,6 +115,16 @@ pub fn declare_first(source: &str, decl: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_augmentation_calls_the_barrier_crate_without_moving_lines() {
+        let src = "fn main() {\n    let a = 1;\n    let b = a + 1;\n}\n";
+        let out = augment_rust(src, &BTreeSet::from([3, 9]));
+        assert_eq!(
+            out,
+            "fn main() {\n    let a = 1;\n::opt_me_not::opt_me_not();     let b = a + 1;\n}\n"
+        );
+    }
     use crate::wellformed::compile;
 
     const PROGRAM: &str = "int g;\nint f(int x) {\n  int y = x * 2;\n  int z = y + 1;\n  g = z;\n  return z;\n}\nint main(void) { return f(3) - 7; }\n";

@@ -256,6 +256,7 @@ fn cell(v: &CheckVerdict) -> String {
         CheckVerdict::OptimizedOut => "optimized out".into(),
         CheckVerdict::NotAvailable { .. } => "not available".into(),
         CheckVerdict::NotHit { .. } => "not hit".into(),
+        CheckVerdict::LaterHit { hit, .. } => format!("paused at execution {hit}"),
         CheckVerdict::DebuggerFailure { .. } => "**debugger failure**".into(),
     }
 }

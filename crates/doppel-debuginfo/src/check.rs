@@ -15,6 +15,11 @@
 //!   its normalized value ([`crate::value`]) with the reference: `Match`,
 //!   `WrongValue`, `OptimizedOut`, or `NotAvailable` (no such variable in
 //!   scope, or unreadable);
+//! - the wrong values of a pause where every variable read shows its value
+//!   at one later execution k of s (at least two of them differ from their
+//!   first-hit values) are `LaterHit` ([`later_hit`]): the debugger paused
+//!   first at the k-th execution, because the optimizer duplicated s and
+//!   only a later copy has an `is_stmt` row;
 //! - a line never paused at before the program ended is `NotHit`;
 //! - a debugger failure (crash, hang, protocol error) makes every pair
 //!   still pending `DebuggerFailure`, with the failure's detail.
@@ -158,7 +163,7 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                             Evaluation::Value(v) => parse_address(&v.text),
                             _ => None,
                         };
-                        for i in idx {
+                        for &i in &idx {
                             let r = &references[i];
                             let printed = debugger.evaluate(&r.pair.variable.name).await;
                             let _ = debugger.take_transcript();
@@ -175,6 +180,7 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
                             ending = String::new();
                             break;
                         }
+                        later_hit(references, &idx, &mut verdicts);
                         let at = Location::line(subject.source_name.clone(), line);
                         rec.action(Action::RemoveBreakpoint { at: at.clone() });
                         let removed = debugger.remove_breakpoint(&at).await;
@@ -236,6 +242,55 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
     debugger.reset().await;
     let _ = debugger.take_transcript();
     finish(verdicts, rec, ending, pauses, started)
+}
+
+/// Recognizes a pause at a later execution of s (see the module
+/// documentation): among the pairs `idx` of one pause, with their
+/// `verdicts` just given, finds the smallest k in 2..=[`crate::REFERENCE_HITS`]
+/// such that every pair with a value shown (`Match` or `WrongValue`) shows
+/// its value at the k-th execution, and at least two of them differ from
+/// their value at the first. Its wrong values become
+/// [`CheckVerdict::LaterHit`]. With fewer than two such witnesses the
+/// pause cannot be told from a debugger showing a stale or advanced value
+/// of v (a real wrong value), and nothing changes.
+pub fn later_hit(references: &[Reference], idx: &[usize], verdicts: &mut [Option<PairVerdict>]) {
+    let shown = |i: usize| -> Option<&str> {
+        match &verdicts[i].as_ref()?.verdict {
+            CheckVerdict::Match => Some(references[i].value.as_str()),
+            CheckVerdict::WrongValue { actual, .. } => Some(actual.as_str()),
+            _ => None,
+        }
+    };
+    let with_value: Vec<usize> = idx.iter().copied().filter(|&i| shown(i).is_some()).collect();
+    if !with_value.iter().any(|&i| {
+        matches!(
+            verdicts[i].as_ref().map(|v| &v.verdict),
+            Some(CheckVerdict::WrongValue { .. })
+        )
+    }) {
+        return;
+    }
+    let hit = (2..=crate::REFERENCE_HITS).find(|&k| {
+        let consistent = with_value
+            .iter()
+            .all(|&i| references[i].at_hit(k).is_some() && references[i].at_hit(k) == shown(i));
+        let witnesses = with_value
+            .iter()
+            .filter(|&&i| references[i].at_hit(k) != Some(references[i].value.as_str()))
+            .count();
+        consistent && witnesses >= 2
+    });
+    let Some(hit) = hit else { return };
+    for &i in &with_value {
+        if let Some(pv) = verdicts[i].as_mut()
+            && let CheckVerdict::WrongValue { actual, .. } = &pv.verdict
+        {
+            pv.verdict = CheckVerdict::LaterHit {
+                hit,
+                actual: actual.clone(),
+            };
+        }
+    }
 }
 
 /// The verdict of reference `r` at s: the debugger's print of v
@@ -355,5 +410,100 @@ impl Recorder {
     }
     fn output(&mut self, o: Output) {
         self.push(EventKind::Output(o));
+    }
+}
+
+#[cfg(test)]
+mod later_hit_tests {
+    use super::*;
+    use crate::{Pair, ScopedVariable, VarKind};
+
+    fn r(name: &str, values: &[&str]) -> Reference {
+        let mut r = Reference::new(
+            Pair {
+                line: 7,
+                variable: ScopedVariable {
+                    name: name.into(),
+                    type_name: "int".into(),
+                    kind: VarKind::Integer { signed: true, bits: 32 },
+                    parameter: false,
+                    declared_at: 1,
+                },
+            },
+            values[0].into(),
+        );
+        r.later = values[1..].iter().map(|v| v.to_string()).collect();
+        r
+    }
+
+    fn shown(refs: &[Reference], values: &[&str]) -> Vec<Option<PairVerdict>> {
+        refs.iter()
+            .zip(values)
+            .map(|(r, v)| {
+                let verdict = if *v == r.value {
+                    CheckVerdict::Match
+                } else {
+                    CheckVerdict::WrongValue {
+                        expected: r.value.clone(),
+                        actual: v.to_string(),
+                    }
+                };
+                Some(verdict_of(r, verdict))
+            })
+            .collect()
+    }
+
+    fn verdict_of(r: &Reference, v: CheckVerdict) -> PairVerdict {
+        verdict(r, v, None)
+    }
+
+    fn names(v: &[Option<PairVerdict>]) -> Vec<&'static str> {
+        v.iter().map(|p| p.as_ref().unwrap().verdict.name()).collect()
+    }
+
+    #[test]
+    fn every_variable_at_the_second_execution_is_a_later_hit() {
+        let refs = [
+            r("i", &["0", "1", "2"]),
+            r("acc", &["5", "9", "13"]),
+            r("k", &["3", "3", "3"]),
+        ];
+        let mut v = shown(&refs, &["1", "9", "3"]);
+        later_hit(&refs, &[0, 1, 2], &mut v);
+        assert_eq!(names(&v), ["later_hit", "later_hit", "match"]);
+        assert_eq!(
+            v[1].as_ref().unwrap().verdict,
+            CheckVerdict::LaterHit {
+                hit: 2,
+                actual: "9".into()
+            }
+        );
+        let mut v = shown(&refs, &["2", "13", "3"]);
+        later_hit(&refs, &[0, 1, 2], &mut v);
+        assert!(matches!(
+            v[0].as_ref().unwrap().verdict,
+            CheckVerdict::LaterHit { hit: 3, .. }
+        ));
+    }
+
+    #[test]
+    fn an_advanced_value_beside_a_first_execution_value_stays_wrong() {
+        // `i` is at the first execution: `acc` alone is ahead (a real bug).
+        let refs = [r("i", &["0", "1"]), r("acc", &["5", "9"])];
+        let mut v = shown(&refs, &["0", "9"]);
+        later_hit(&refs, &[0, 1], &mut v);
+        assert_eq!(names(&v), ["match", "wrong_value"]);
+    }
+
+    #[test]
+    fn one_witness_is_not_enough_and_unrecorded_executions_do_not_count() {
+        let refs = [r("acc", &["5", "9"]), r("k", &["3", "3"])];
+        let mut v = shown(&refs, &["9", "3"]);
+        later_hit(&refs, &[0, 1], &mut v);
+        assert_eq!(names(&v), ["wrong_value", "match"]);
+        let refs = [r("i", &["0"]), r("acc", &["5"])];
+        let mut v = shown(&refs, &["1", "9"]);
+        later_hit(&refs, &[0, 1], &mut v);
+        assert_eq!(names(&v), ["wrong_value", "wrong_value"]);
     }
 }

@@ -72,7 +72,39 @@ pub struct Pair {
 pub struct Reference {
     pub pair: Pair,
     pub value: String,
+    /// v at the next executions of s (the 2nd, 3rd, ... up to
+    /// [`REFERENCE_HITS`] in all), same rendering; fewer when s ran fewer
+    /// times. Not a reference (they are not shadow-validated): they only
+    /// tell a debugger that paused at a later execution of s from a wrong
+    /// value (see [`CheckVerdict::LaterHit`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later: Vec<String>,
 }
+
+impl Reference {
+    /// A reference with no later values.
+    pub fn new(pair: Pair, value: String) -> Reference {
+        Reference {
+            pair,
+            value,
+            later: Vec::new(),
+        }
+    }
+
+    /// v at the `hit`-th execution of s (1-based: 1 is [`Reference::value`]),
+    /// when recorded.
+    pub fn at_hit(&self, hit: u32) -> Option<&str> {
+        match hit {
+            0 => None,
+            1 => Some(&self.value),
+            k => self.later.get(k as usize - 2).map(String::as_str),
+        }
+    }
+}
+
+/// Executions of s whose value of v is recorded per reference (the first,
+/// the reference, and the next ones in [`Reference::later`]).
+pub const REFERENCE_HITS: u32 = 4;
 
 /// Optimization levels checked (the unoptimized reference is always -O0).
 pub const LEVELS: [&str; 5] = ["O1", "O2", "O3", "Og", "Os"];
@@ -93,13 +125,20 @@ pub enum CheckVerdict {
     /// The program ended (or the session did) without pausing at s; also a
     /// breakpoint the debugger put on another line than s.
     NotHit { detail: String },
+    /// The debugger first paused at s at a later execution of s (the
+    /// `hit`-th): every variable read at that pause shows its value at that
+    /// execution, and at least two differ from their first-hit values. The
+    /// optimizer duplicated s (loop peeling or rotation) and gave only a
+    /// later copy an `is_stmt` row: a line-table gap, not a wrong value, so
+    /// not a finding. `actual` is what the debugger showed.
+    LaterHit { hit: u32, actual: String },
     /// The debugger crashed, hung or broke protocol during the session.
     DebuggerFailure { detail: String },
 }
 
 impl CheckVerdict {
     /// Stable short name (`match`, `wrong_value`, `optimized_out`,
-    /// `not_available`, `not_hit`, `debugger_failure`).
+    /// `not_available`, `not_hit`, `later_hit`, `debugger_failure`).
     pub fn name(&self) -> &'static str {
         match self {
             CheckVerdict::Match => "match",
@@ -107,6 +146,7 @@ impl CheckVerdict {
             CheckVerdict::OptimizedOut => "optimized_out",
             CheckVerdict::NotAvailable { .. } => "not_available",
             CheckVerdict::NotHit { .. } => "not_hit",
+            CheckVerdict::LaterHit { .. } => "later_hit",
             CheckVerdict::DebuggerFailure { .. } => "debugger_failure",
         }
     }
@@ -125,6 +165,12 @@ impl fmt::Display for CheckVerdict {
         match self {
             CheckVerdict::WrongValue { expected, actual } => {
                 write!(f, "wrong value: expected {expected}, debugger shows {actual}")
+            }
+            CheckVerdict::LaterHit { hit, actual } => {
+                write!(
+                    f,
+                    "paused first at execution {hit} of the line, where the value is {actual}"
+                )
             }
             CheckVerdict::NotAvailable { detail }
             | CheckVerdict::NotHit { detail }

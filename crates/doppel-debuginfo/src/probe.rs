@@ -82,10 +82,7 @@ pub async fn probe(spec: &ProbeSpec, debugger_config: &DebuggerConfig) -> Result
     else {
         return Ok(Some(format!("{} is not in scope at line {line}", spec.variable)));
     };
-    let reference = Reference {
-        pair: Pair { line, variable },
-        value: spec.reference.clone(),
-    };
+    let reference = Reference::new(Pair { line, variable }, spec.reference.clone());
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let mut dbg = registry::create(&spec.debugger, debugger_config).map_err(|e| e.to_string())?;
     let result = async {

@@ -26,7 +26,10 @@
 //!   `isize`, `usize`, `bool` as a 1-bit unsigned) is printed. rustc's scopes
 //!   start after a `let`, so a variable is never read before it is bound.
 //!   `char`, floats, references and aggregates are not checked. A value
-//!   `<optimized out>` at -O0 is recorded and skipped.
+//!   `<optimized out>` at -O0 is recorded and skipped. The breakpoint stays
+//!   for the next executions of the line, up to
+//!   [`crate::REFERENCE_HITS`] in all, whose values go to
+//!   [`Reference::later`].
 //! - **Line augmentation** (section 4.3 with 6.1's barrier crate):
 //!   `::opt_me_not::opt_me_not(); ` is written at column 1 of a line that
 //!   has no `is_stmt` row in the optimized binary, or whose breakpoint a
@@ -59,7 +62,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio::process::Command;
@@ -400,6 +403,29 @@ pub async fn references(
 
 type ReadOut = (Vec<Reference>, Vec<(Pair, String)>, usize, String);
 
+/// v printed at the current pause and normalized; `listed` is its value in
+/// the frame's variable list, used where the backend cannot print.
+///
+/// Errors: the debugger failed.
+async fn read_value(
+    debugger: &mut dyn Debugger,
+    name: &str,
+    kind: &VarKind,
+    listed: Option<&doppel_core::Value>,
+) -> Result<Shown, String> {
+    let shown = match debugger.evaluate(name).await {
+        Evaluation::Value(v) => Some(v),
+        Evaluation::Failed(Output::Failed { detail, .. }) => return Err(format!("printing {name}: {detail}")),
+        Evaluation::Failed(o) => return Err(format!("printing {name}: unexpected answer {o:?}")),
+        Evaluation::Refused(_) | Evaluation::Unsupported => listed.cloned(),
+    };
+    let _ = debugger.take_transcript();
+    Ok(match shown {
+        Some(v) => value::normalize(kind, &v),
+        None => Shown::Unreadable(format!("{name} cannot be printed")),
+    })
+}
+
 async fn read_references(
     subject: &Subject,
     lines: &BTreeSet<u32>,
@@ -434,10 +460,14 @@ async fn read_references(
     if pending.is_empty() {
         return Err("no line of the -O0 build takes a breakpoint".into());
     }
-    let mut refs = Vec::new();
+    let mut refs: Vec<Reference> = Vec::new();
     let mut rejected = Vec::new();
     let mut covered = 0usize;
-    let budget = pending.len() + EXTRA_PAUSES;
+    // Lines paused at, with their executions so far and the indices of
+    // their references in `refs` (later values are read at the next
+    // executions, up to REFERENCE_HITS).
+    let mut hits: BTreeMap<u32, (u32, Vec<usize>)> = BTreeMap::new();
+    let budget = pending.len() * crate::REFERENCE_HITS as usize + EXTRA_PAUSES;
     let mut pauses = 0usize;
     let mut out = debugger.start().await;
     let _ = debugger.take_transcript();
@@ -446,8 +476,11 @@ async fn read_references(
             Output::Paused(state) => {
                 pauses += 1;
                 let line = state.location.line;
-                if same_file(&state.location.file, &subject.source_name) && pending.remove(&line) {
+                let here = same_file(&state.location.file, &subject.source_name);
+                let mut done_with_line = false;
+                if here && pending.remove(&line) {
                     covered += 1;
+                    let mut mine = Vec::new();
                     // Innermost binding first: a shadowed name is read once.
                     let mut seen = BTreeSet::new();
                     for var in &state.variables {
@@ -467,23 +500,40 @@ async fn read_references(
                                 declared_at: 0,
                             },
                         };
-                        let shown = match debugger.evaluate(&var.name).await {
-                            Evaluation::Value(v) => v,
-                            Evaluation::Failed(o) => return Err(failed(&format!("printing {}", var.name), &o)),
-                            Evaluation::Refused(_) | Evaluation::Unsupported => var.value.clone(),
-                        };
-                        let _ = debugger.take_transcript();
-                        match value::normalize(&kind, &shown) {
-                            Shown::Value(value) => refs.push(Reference { pair, value }),
+                        match read_value(debugger, &var.name, &kind, Some(&var.value)).await? {
+                            Shown::Value(value) => {
+                                mine.push(refs.len());
+                                refs.push(Reference::new(pair, value));
+                            }
                             Shown::OptimizedOut => rejected.push((pair, "optimized out at -O0".into())),
                             Shown::Unreadable(t) => rejected.push((pair, format!("cannot read '{t}' at -O0"))),
                         }
                     }
+                    done_with_line = mine.is_empty() || crate::REFERENCE_HITS <= 1;
+                    hits.insert(line, (1, mine));
+                } else if here && let Some((n, mine)) = hits.get_mut(&line) {
+                    // A later execution: v's value there, while every
+                    // earlier one was read (else the sequence has a gap).
+                    *n += 1;
+                    for &i in mine.iter() {
+                        let r = &refs[i];
+                        if r.later.len() + 2 != *n as usize {
+                            continue;
+                        }
+                        let (name, kind) = (r.pair.variable.name.clone(), r.pair.variable.kind.clone());
+                        if let Shown::Value(v) = read_value(debugger, &name, &kind, None).await? {
+                            refs[i].later.push(v);
+                        }
+                    }
+                    done_with_line = *n >= crate::REFERENCE_HITS;
+                }
+                if done_with_line {
+                    hits.remove(&line);
                     let at = Location::line(subject.source_name.clone(), line);
                     let _ = debugger.remove_breakpoint(&at).await;
                     let _ = debugger.take_transcript();
                 }
-                if pending.is_empty() {
+                if pending.is_empty() && hits.is_empty() {
                     break "every line was reached".to_string();
                 }
                 if pauses > budget {

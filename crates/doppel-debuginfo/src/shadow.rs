@@ -179,8 +179,9 @@ struct LineCode {
     spans: Vec<(usize, usize, usize)>, // (pair index, start col, end col)
 }
 
-/// Groups the printable pairs by line.
-fn plan(pairs: &[Pair]) -> (BTreeMap<u32, LineCode>, Vec<(Pair, String)>) {
+/// Groups the printable pairs by line; the code prints at the first `hits`
+/// executions of its line.
+fn plan(pairs: &[Pair], hits: u32) -> (BTreeMap<u32, LineCode>, Vec<(Pair, String)>) {
     let mut by_line: BTreeMap<u32, LineCode> = BTreeMap::new();
     let mut skipped = Vec::new();
     let mut seen = BTreeSet::new();
@@ -192,7 +193,9 @@ fn plan(pairs: &[Pair]) -> (BTreeMap<u32, LineCode>, Vec<(Pair, String)>) {
             Ok(code) => {
                 let s = pair.line;
                 let lc = by_line.entry(s).or_insert_with(|| LineCode {
-                    text: format!("{{ static int doppel_seen_{s}; if (!doppel_seen_{s}) {{ doppel_seen_{s} = 1; "),
+                    text: format!(
+                        "{{ static int doppel_seen_{s}; if (doppel_seen_{s} < {hits}) {{ doppel_seen_{s}++; "
+                    ),
                     spans: Vec::new(),
                 });
                 let start = lc.text.len() + 1;
@@ -215,7 +218,7 @@ fn plan(pairs: &[Pair]) -> (BTreeMap<u32, LineCode>, Vec<(Pair, String)>) {
 /// rejected as not reached by [`validate`]). A repeated (line, name) is
 /// printed once.
 pub fn shadow_source(source: &str, pairs: &[Pair]) -> (String, Vec<(Pair, String)>) {
-    let (by_line, skipped) = plan(pairs);
+    let (by_line, skipped) = plan(pairs, 1);
     (build(source, &by_line), skipped)
 }
 
@@ -350,6 +353,72 @@ fn parse_values(stdout: &str) -> HashMap<(u32, String), String> {
     values
 }
 
+/// Every value printed by a run: (line, name) -> the values in the order
+/// printed (one per execution of the line).
+fn parse_all_values(stdout: &str) -> HashMap<(u32, String), Vec<String>> {
+    let mut values: HashMap<(u32, String), Vec<String>> = HashMap::new();
+    for line in stdout.lines() {
+        let Some(at) = line.find(MARKER) else { continue };
+        let mut it = line[at + MARKER.len()..].splitn(3, ' ');
+        let (Some(s), Some(name), Some(value)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        if let Ok(s) = s.parse::<u32>() {
+            values
+                .entry((s, name.to_string()))
+                .or_default()
+                .push(value.trim().to_string());
+        }
+    }
+    values
+}
+
+/// Fills [`Reference::later`] of `references`: one more run of the program
+/// (gcc -O0, limited and timed out like the others) printing v at the first
+/// [`crate::REFERENCE_HITS`] executions of s. These values are not
+/// validated (a later execution may read what the first did not): they are
+/// only used to recognize a debugger that paused at a later execution
+/// ([`crate::CheckVerdict::LaterHit`]), never as references. A failing run
+/// leaves them empty, which only turns that recognition off.
+async fn fill_later(text: &str, references: &mut [(usize, Reference)], common: &[String], config: &ShadowConfig) {
+    let pairs: Vec<Pair> = references.iter().map(|(_, r)| r.pair.clone()).collect();
+    let (by_line, _) = plan(&pairs, crate::REFERENCE_HITS);
+    let result = async {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let src = dir.path().join("later.c");
+        std::fs::write(&src, build(text, &by_line)).map_err(|e| e.to_string())?;
+        let exe = dir.path().join("later");
+        let mut cmd = Command::new(&config.gcc);
+        cmd.args(common).arg(&src).arg("-o").arg(&exe);
+        let done = doppel_core::process::run(cmd, wellformed::COMPILE_TIMEOUT, Default::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        if done.code != Some(0) {
+            return Err(format!("the build failed: {}", truncate(done.stderr.trim(), 200)));
+        }
+        let run = run_program(Command::new(&exe), config.timeout, config.limits)
+            .await
+            .map_err(|e| e.to_string())?;
+        if run.timed_out || run.signal.is_some() {
+            return Err("the run did not end normally".to_string());
+        }
+        Ok(parse_all_values(&run.stdout))
+    }
+    .await;
+    match result {
+        Ok(values) => {
+            for (_, r) in references.iter_mut() {
+                if let Some(all) = values.get(&(r.pair.line, r.pair.variable.name.clone()))
+                    && all.first() == Some(&r.value)
+                {
+                    r.later = all[1..].to_vec();
+                }
+            }
+        }
+        Err(e) => tracing::warn!("later executions of the pairs' lines not recorded: {e}"),
+    }
+}
+
 /// Lines of `file` with a compile error (`file:12:5: error: ...`).
 fn error_lines(stderr: &str, file: &str) -> BTreeSet<u32> {
     stderr
@@ -384,7 +453,7 @@ pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> R
         include.push(format!("-I{}", parent.display()));
     }
 
-    let (mut by_line, skipped) = plan(pairs);
+    let (mut by_line, skipped) = plan(pairs, 1);
     let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
     let mut rounds = 0;
     let values = loop {
@@ -565,19 +634,19 @@ pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> R
         for &(i, _, _) in &lc.spans {
             let p = &pairs[i];
             match values.get(&(p.line, p.variable.name.clone())) {
-                Some(v) => references.push((
-                    i,
-                    Reference {
-                        pair: p.clone(),
-                        value: v.clone(),
-                    },
-                )),
+                Some(v) => references.push((i, Reference::new(p.clone(), v.clone()))),
                 None => not_reached.push(i),
             }
         }
     }
     for i in not_reached {
         rejected.insert(i, "line not reached: nothing printed".into());
+    }
+    if !references.is_empty() {
+        let mut common: Vec<String> = vec!["-O0".into(), "-g".into(), "-w".into()];
+        common.extend(config.extra_flags.iter().cloned());
+        common.extend(include.iter().cloned());
+        fill_later(&text, &mut references, &common, config).await;
     }
     references.sort_by_key(|(i, _)| *i);
     Ok(ShadowResult {
@@ -875,6 +944,18 @@ int main(void) {
         assert_eq!(rejected.len(), 2, "{rejected:?}");
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.rounds, 2, "one round with the report, one clean");
+        // The loop body's later executions (not references, see `later`);
+        // straight-line code runs once.
+        let later = |line: u32, name: &str| {
+            r.references
+                .iter()
+                .find(|x| x.pair.line == line && x.pair.variable.name == name)
+                .map(|x| x.later.clone())
+                .unwrap()
+        };
+        assert_eq!(later(11, "a"), ["5", "6"]);
+        assert_eq!(later(11, "i"), ["1", "2"]);
+        assert!(later(7, "a").is_empty());
     }
 
     #[tokio::test]

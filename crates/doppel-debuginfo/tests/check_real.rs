@@ -23,8 +23,8 @@ int main(void) {
 "#;
 
 fn reference(line: u32, name: &str, kind: VarKind, value: &str) -> Reference {
-    Reference {
-        pair: Pair {
+    Reference::new(
+        Pair {
             line,
             variable: ScopedVariable {
                 name: name.into(),
@@ -34,8 +34,8 @@ fn reference(line: u32, name: &str, kind: VarKind, value: &str) -> Reference {
                 declared_at: 0,
             },
         },
-        value: value.into(),
-    }
+        value.into(),
+    )
 }
 
 fn int() -> VarKind {
