@@ -115,14 +115,12 @@ pub fn statement_kind(source: &str, line: u32) -> Option<String> {
 /// Whether `f` (a `function_item`) is a `const fn`.
 fn is_const_fn(f: Node, source: &str) -> bool {
     let mut cursor = f.walk();
-    let is_const = f
-        .children(&mut cursor)
+    f.children(&mut cursor)
         .filter(|c| c.kind() == "function_modifiers")
         .any(|m| {
             m.utf8_text(source.as_bytes())
                 .is_ok_and(|t| t.split_whitespace().any(|w| w == "const"))
-        });
-    is_const
+        })
 }
 
 /// Whether `block` lies inside the body of a function item (rule 2; const
