@@ -198,19 +198,34 @@ impl VarKind {
 
 /// `ty` with the typedef names of an array's element type replaced by their
 /// types: clang desugars only the top of a type, so `int16_t[3]` comes
-/// without a `desugaredQualType`. Other types are returned as they are.
+/// without a `desugaredQualType`. An array typedef's dimensions are the
+/// innermost (`A[2]` with `A` = `int[3]` is `int[2][3]`). Other types,
+/// and types with parentheses (pointers to arrays, functions), whose kind
+/// the declarator decides, are returned as they are; so is an element
+/// typedef to such a type (the array is not checked either way).
 fn desugar_elements(ty: &str, typedefs: &HashMap<String, String>) -> String {
+    if ty.contains('(') {
+        return ty.to_string();
+    }
     let Some(open) = ty.find('[') else {
         return ty.to_string();
     };
     let mut words: Vec<String> = ty[..open].split_whitespace().map(str::to_string).collect();
+    let mut inner_dims = "";
     for w in &mut words {
         // Typedefs of typedefs are desugared at the top already.
-        if let Some(t) = typedefs.get(w.as_str()) {
-            *w = t.clone();
+        let Some(t) = typedefs.get(w.as_str()).filter(|t| !t.contains('(')) else {
+            continue;
+        };
+        match t.find('[') {
+            Some(i) => {
+                inner_dims = &t[i..];
+                *w = t[..i].trim().to_string();
+            }
+            None => *w = t.clone(),
         }
     }
-    format!("{} {}", words.join(" "), &ty[open..])
+    format!("{} {}{inner_dims}", words.join(" "), &ty[open..])
 }
 
 /// Type qualifiers and storage words that do not change a variable's kind.
@@ -1148,6 +1163,41 @@ int main(void) {
             );
             assert_eq!(kinds["u"], VarKind::Other, "{clang}");
             assert_eq!(kinds["arr"], VarKind::Other, "{clang}");
+        }
+    }
+
+    #[test]
+    fn array_elements_are_desugared_through_the_typedefs() {
+        let int = |signed, bits| VarKind::Integer { signed, bits };
+        let arr = |elem: VarKind, len| VarKind::Array {
+            elem: Box::new(elem),
+            len,
+        };
+        let typedefs = [
+            ("int16_t", "short"),
+            ("A", "int[3]"),
+            ("P", "int *"),
+            ("PA", "int (*)[3]"),
+        ];
+        let tables = TypeTables {
+            typedefs: typedefs.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect(),
+            records: HashMap::new(),
+        };
+        let cases = [
+            ("volatile int16_t[3]", arr(int(true, 16), 3)),
+            // Pointers to arrays stay pointers.
+            ("int (*)[3]", VarKind::Pointer),
+            ("int16_t (*)[3]", VarKind::Pointer),
+            ("int (**)[3]", VarKind::Other),
+            // An array of an array typedef: the typedef's dimension is the
+            // innermost.
+            ("A[2]", arr(arr(int(true, 32), 3), 2)),
+            ("const A[2][4]", arr(arr(arr(int(true, 32), 3), 4), 2)),
+            ("P[2]", VarKind::Other),
+            ("PA[2]", VarKind::Other),
+        ];
+        for (ty, kind) in cases {
+            assert_eq!(tables.kind_of(ty), kind, "{ty}");
         }
     }
 
