@@ -610,9 +610,9 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// The type declarator `d` (absent: abstract) gives with the
-    /// specifiers of `spec` (a declaration, parameter, field or type
-    /// definition), and the name it declares.
+    /// The type that declarator `d` declares on the specifiers of `spec` (a
+    /// declaration, parameter, field or type definition), and the name it
+    /// declares (`None` when `d` is absent or abstract).
     fn declared<'t>(&self, spec: Node<'t>, d: Option<Node<'t>>) -> Option<(Ty, Option<Node<'t>>)> {
         let base = self.base_type(spec)?;
         match d {
