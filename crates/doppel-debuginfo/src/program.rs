@@ -11,7 +11,8 @@ use crate::{CheckVerdict, Pair, Reference, augment, shadow, wellformed};
 use doppel_core::Subject;
 use doppel_core::process::Limits;
 use doppel_debuggers::Debugger;
-use doppel_lang::c::{BuildCache, clang_scope, coverage, linetable, statements, writes};
+use doppel_lang::c::clang_scope::{self, ScopeMap};
+use doppel_lang::c::{BuildCache, coverage, linetable, statements, ts_scope, writes};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -99,6 +100,12 @@ pub struct Ready {
     pub rejected: Vec<(Pair, String)>,
     /// The references: pairs with their -O0 value at the first hit of s.
     pub references: Vec<Reference>,
+    /// Which scope oracle found the variables in scope (see
+    /// [`scope_oracle`]): `clang`, or `tree-sitter (clang: <why clang's
+    /// failed>)`. Empty in records written before the fallback existed
+    /// (clang then).
+    #[serde(default)]
+    pub scope_oracle: String,
     pub seconds: f64,
 }
 
@@ -155,13 +162,7 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         .copied()
         .filter(|l| counts.get(l).is_some_and(|&n| n > 0))
         .collect();
-    let scopes = match clang_scope::scopes(
-        &program.source,
-        &wellformed::sanitizer_clang(),
-        &[PathBuf::from("/usr/include/csmith")],
-    )
-    .await
-    {
+    let (scopes, oracle) = match scope_oracle(&program.source, &text, &wellformed::sanitizer_clang()).await {
         Ok(s) => s,
         Err(e) => return reject("scopes", e),
     };
@@ -221,8 +222,34 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
         sampled,
         rejected: shadowed.rejected,
         references: shadowed.references,
+        scope_oracle: oracle,
         seconds: started.elapsed().as_secs_f64(),
     }))
+}
+
+/// The parameters and locals in scope at each line of C file `source`
+/// (whose text is `text`), and which oracle found them (PLDI'20 section
+/// 4.1): clang's JSON AST from compiler `clang` (name on `PATH` or path,
+/// with Csmith's headers, [`clang_scope::scopes`]), or, when that fails
+/// (clang is not installed, rejects the file, times out, or its AST
+/// cannot be read), tree-sitter-c's ([`ts_scope::scopes`], weaker: no
+/// macro expansion, header typedefs from a fixed list). The oracle is
+/// `clang`, or `tree-sitter (clang: <reason>)`.
+///
+/// In [`prepare`], the seed check has compiled the file with the same
+/// clang already, so the fallback covers a failing AST dump rather than a
+/// missing clang.
+///
+/// Errors: both oracles fail (both reasons).
+pub async fn scope_oracle(source: &Path, text: &str, clang: &str) -> Result<(ScopeMap, String), String> {
+    let why = match clang_scope::scopes(source, clang, &[PathBuf::from("/usr/include/csmith")]).await {
+        Ok(s) => return Ok((s, "clang".to_string())),
+        Err(e) => e,
+    };
+    match ts_scope::scopes(text) {
+        Ok(s) => Ok((s, format!("tree-sitter (clang: {why})"))),
+        Err(e) => Err(format!("clang: {why}; tree-sitter: {e}")),
+    }
 }
 
 /// One optimized build and the references it checks.
@@ -459,4 +486,72 @@ pub fn verdict_counts<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> BTreeMap
         }
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::process;
+
+    const PROG: &str = "#include <stdint.h>\nint f(int32_t p) {\n  uint8_t a = 1;\n  return p + a;\n}\nint main(void) { return f(1); }\n";
+
+    fn visible(m: &ScopeMap, line: u32) -> Vec<String> {
+        m.visible_at(line).into_iter().map(|v| v.name).collect()
+    }
+
+    #[tokio::test]
+    async fn the_scope_oracle_is_clang_when_clang_can_dump_the_ast() {
+        let clang = wellformed::sanitizer_clang();
+        assert!(
+            process::which(&clang).is_some(),
+            "clang is needed (apt-get install clang-19)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.c");
+        std::fs::write(&f, PROG).unwrap();
+        let (m, oracle) = scope_oracle(&f, PROG, &clang).await.unwrap();
+        assert_eq!(oracle, "clang");
+        assert_eq!(visible(&m, 4), ["p", "a"]);
+    }
+
+    #[tokio::test]
+    async fn the_scope_oracle_falls_back_to_tree_sitter_when_clang_is_missing_or_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.c");
+        std::fs::write(&f, PROG).unwrap();
+        let (m, oracle) = scope_oracle(&f, PROG, "no-such-clang-doppel").await.unwrap();
+        assert!(
+            oracle.starts_with("tree-sitter (clang: no-such-clang-doppel is not installed"),
+            "{oracle}"
+        );
+        assert_eq!(visible(&m, 4), ["p", "a"]);
+        // A file clang rejects (an undeclared name) still parses.
+        let clang = wellformed::sanitizer_clang();
+        assert!(
+            process::which(&clang).is_some(),
+            "clang is needed (apt-get install clang-19)"
+        );
+        let broken = PROG.replace("return p + a;", "return p + a + undeclared;");
+        std::fs::write(&f, &broken).unwrap();
+        let (m, oracle) = scope_oracle(&f, &broken, &clang).await.unwrap();
+        assert!(
+            oracle.starts_with("tree-sitter (clang: ") && oracle.contains("failed"),
+            "{oracle}"
+        );
+        assert_eq!(visible(&m, 4), ["p", "a"]);
+    }
+
+    #[test]
+    fn ready_records_without_the_oracle_still_read() {
+        // A record written before the oracle was recorded.
+        let json = serde_json::json!({
+            "seed_check": {"outcome": "ok", "exit_code": 0, "stdout_sha256": "", "stdout": "", "seconds": 0.0},
+            "statement_lines": 1, "covered_lines": 1, "candidates": 0, "sampled": 0,
+            "rejected": [], "references": [], "seconds": 0.0
+        });
+        let r: Ready = serde_json::from_value(json).unwrap();
+        assert_eq!(r.scope_oracle, "");
+        let written = serde_json::to_value(&r).unwrap();
+        assert_eq!(written["scope_oracle"], "");
+    }
 }

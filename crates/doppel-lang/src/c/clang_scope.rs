@@ -198,19 +198,34 @@ impl VarKind {
 
 /// `ty` with the typedef names of an array's element type replaced by their
 /// types: clang desugars only the top of a type, so `int16_t[3]` comes
-/// without a `desugaredQualType`. Other types are returned as they are.
+/// without a `desugaredQualType`. An array typedef's dimensions are the
+/// innermost (`A[2]` with `A` = `int[3]` is `int[2][3]`). Other types,
+/// and types with parentheses (pointers to arrays, functions), whose kind
+/// the declarator decides, are returned as they are; so is an element
+/// typedef to such a type (the array is not checked either way).
 fn desugar_elements(ty: &str, typedefs: &HashMap<String, String>) -> String {
+    if ty.contains('(') {
+        return ty.to_string();
+    }
     let Some(open) = ty.find('[') else {
         return ty.to_string();
     };
     let mut words: Vec<String> = ty[..open].split_whitespace().map(str::to_string).collect();
+    let mut inner_dims = "";
     for w in &mut words {
         // Typedefs of typedefs are desugared at the top already.
-        if let Some(t) = typedefs.get(w.as_str()) {
-            *w = t.clone();
+        let Some(t) = typedefs.get(w.as_str()).filter(|t| !t.contains('(')) else {
+            continue;
+        };
+        match t.find('[') {
+            Some(i) => {
+                inner_dims = &t[i..];
+                *w = t[..i].trim().to_string();
+            }
+            None => *w = t.clone(),
         }
     }
-    format!("{} {}", words.join(" "), &ty[open..])
+    format!("{} {}{inner_dims}", words.join(" "), &ty[open..])
 }
 
 /// Type qualifiers and storage words that do not change a variable's kind.
@@ -247,16 +262,62 @@ struct Entry {
 pub struct ScopeMap {
     /// In document order: each function's parameters, then its locals.
     entries: Vec<Entry>,
-    /// Typedefs of the translation unit, while building.
-    typedefs: HashMap<String, String>,
-    /// Struct definitions of the translation unit, while building.
-    records: HashMap<String, Record>,
+    /// Typedefs and struct definitions of the translation unit, while
+    /// building.
+    types: TypeTables,
 }
 
 /// A struct definition: its named fields with their types (desugared at the
 /// top), or `None` when it has a bit-field or an unnamed member (not
 /// checked).
-type Record = Option<Vec<(String, String)>>;
+pub(crate) type Record = Option<Vec<(String, String)>>;
+
+/// The typedefs and struct definitions of a translation unit, which resolve
+/// a variable's [`VarKind`] from its type (shared by both scope oracles:
+/// clang's here, tree-sitter's in [`super::ts_scope`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TypeTables {
+    /// Typedef name -> its type, desugared at the top (clang's
+    /// `desugaredQualType` spelling).
+    pub typedefs: HashMap<String, String>,
+    /// Struct tag -> its definition.
+    pub records: HashMap<String, Record>,
+}
+
+impl TypeTables {
+    /// The kind of type `ty` (desugared at the top, spelled as clang spells
+    /// it), with the elements of arrays and the fields of structs resolved
+    /// from the tables.
+    pub(crate) fn kind_of(&self, ty: &str) -> VarKind {
+        self.kind_at(ty, 0)
+    }
+
+    /// [`TypeTables::kind_of`] for a type `depth` structs deep.
+    fn kind_at(&self, ty: &str, depth: u32) -> VarKind {
+        VarKind::of_c_type_with(&desugar_elements(ty, &self.typedefs), &|tag| {
+            self.struct_kind(tag, depth + 1)
+        })
+    }
+
+    /// The kind of `struct tag`: its fields' kinds, or [`VarKind::Other`]
+    /// for a struct with bit-fields or unnamed members or nested too deep;
+    /// a struct without a definition has no fields.
+    fn struct_kind(&self, tag: &str, depth: u32) -> VarKind {
+        if depth > MAX_STRUCT_DEPTH {
+            return VarKind::Other;
+        }
+        match self.records.get(tag) {
+            None => VarKind::Struct { fields: Vec::new() },
+            Some(None) => VarKind::Other,
+            Some(Some(fields)) => VarKind::Struct {
+                fields: fields
+                    .iter()
+                    .map(|(name, ty)| (name.clone(), self.kind_at(ty, depth)))
+                    .collect(),
+            },
+        }
+    }
+}
 
 /// Deepest nesting of structs resolved (deeper ones are [`VarKind::Other`]).
 const MAX_STRUCT_DEPTH: u32 = 8;
@@ -321,44 +382,31 @@ impl ScopeMap {
             return Ok(ScopeMap::default());
         };
         let mut map = ScopeMap {
-            typedefs: std::mem::take(&mut state.typedefs),
-            records: std::mem::take(&mut state.records),
+            types: TypeTables {
+                typedefs: std::mem::take(&mut state.typedefs),
+                records: std::mem::take(&mut state.records),
+            },
             ..ScopeMap::default()
         };
         for f in roots.iter().filter(|n| n.kind == "FunctionDecl") {
             map.add_function(f, main);
         }
-        map.typedefs.clear();
-        map.records.clear();
+        map.types = TypeTables::default();
         Ok(map)
     }
 
-    /// The kind of type `ty` (desugared at the top, as clang gives it), with
-    /// the elements of arrays and the fields of structs resolved from the
-    /// typedefs and records read.
-    fn kind_of(&self, ty: &str, depth: u32) -> VarKind {
-        VarKind::of_c_type_with(&desugar_elements(ty, &self.typedefs), &|tag| {
-            self.struct_kind(tag, depth + 1)
-        })
-    }
-
-    /// The kind of `struct tag`: its fields' kinds, or [`VarKind::Other`]
-    /// for a struct with bit-fields or unnamed members or nested too deep;
-    /// a struct without a definition has no fields.
-    fn struct_kind(&self, tag: &str, depth: u32) -> VarKind {
-        if depth > MAX_STRUCT_DEPTH {
-            return VarKind::Other;
-        }
-        match self.records.get(tag) {
-            None => VarKind::Struct { fields: Vec::new() },
-            Some(None) => VarKind::Other,
-            Some(Some(fields)) => VarKind::Struct {
-                fields: fields
-                    .iter()
-                    .map(|(name, ty)| (name.clone(), self.kind_of(ty, depth)))
-                    .collect(),
-            },
-        }
+    /// Adds variable `var`, visible from the line after `declared_end`
+    /// within lines `scope` (first, last; 1-based, inclusive) of nesting
+    /// depth `depth` (function body = 1), after those added before (the
+    /// order of [`ScopeMap::visible_at`]). For other builders of the map
+    /// ([`super::ts_scope`]).
+    pub(crate) fn push(&mut self, var: ScopedVariable, declared_end: u32, scope: (u32, u32), depth: u32) {
+        self.entries.push(Entry {
+            var,
+            declared_end,
+            scope,
+            depth,
+        });
     }
 
     fn add_function(&mut self, f: &Node, main: u32) {
@@ -368,13 +416,8 @@ impl ScopeMap {
         let Some(scope) = body.lines_in(main) else { return };
         for p in f.inner.iter().filter(|n| n.kind == "ParmVarDecl") {
             let end = p.end.or(p.loc).filter(|l| l.file == main);
-            if let (Some(var), Some(end)) = (p.variable(true, self), end) {
-                self.entries.push(Entry {
-                    var,
-                    declared_end: end.line,
-                    scope,
-                    depth: 1,
-                });
+            if let (Some(var), Some(end)) = (p.variable(true, &self.types), end) {
+                self.push(var, end.line, scope, 1);
             }
         }
         self.add_block(body, scope, 1, main);
@@ -393,13 +436,8 @@ impl ScopeMap {
                         if v.storage.as_deref() == Some("extern") {
                             continue;
                         }
-                        if let Some(var) = v.variable(false, self) {
-                            self.entries.push(Entry {
-                                var,
-                                declared_end: end.line,
-                                scope,
-                                depth,
-                            });
+                        if let Some(var) = v.variable(false, &self.types) {
+                            self.push(var, end.line, scope, depth);
                         }
                     }
                     // Blocks inside initializers (statement expressions).
@@ -550,10 +588,10 @@ impl Node {
     }
 
     /// The variable a named `ParmVarDecl`/`VarDecl` declares.
-    fn variable(&self, parameter: bool, types: &ScopeMap) -> Option<ScopedVariable> {
+    fn variable(&self, parameter: bool, types: &TypeTables) -> Option<ScopedVariable> {
         let name = self.name.clone().filter(|n| !n.is_empty())?;
         let (qual, desugared) = self.ty.clone()?;
-        let kind = types.kind_of(desugared.as_deref().unwrap_or(&qual), 0);
+        let kind = types.kind_of(desugared.as_deref().unwrap_or(&qual));
         Some(ScopedVariable {
             name,
             type_name: qual,
@@ -1125,6 +1163,41 @@ int main(void) {
             );
             assert_eq!(kinds["u"], VarKind::Other, "{clang}");
             assert_eq!(kinds["arr"], VarKind::Other, "{clang}");
+        }
+    }
+
+    #[test]
+    fn array_elements_are_desugared_through_the_typedefs() {
+        let int = |signed, bits| VarKind::Integer { signed, bits };
+        let arr = |elem: VarKind, len| VarKind::Array {
+            elem: Box::new(elem),
+            len,
+        };
+        let typedefs = [
+            ("int16_t", "short"),
+            ("A", "int[3]"),
+            ("P", "int *"),
+            ("PA", "int (*)[3]"),
+        ];
+        let tables = TypeTables {
+            typedefs: typedefs.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect(),
+            records: HashMap::new(),
+        };
+        let cases = [
+            ("volatile int16_t[3]", arr(int(true, 16), 3)),
+            // Pointers to arrays stay pointers.
+            ("int (*)[3]", VarKind::Pointer),
+            ("int16_t (*)[3]", VarKind::Pointer),
+            ("int (**)[3]", VarKind::Other),
+            // An array of an array typedef: the typedef's dimension is the
+            // innermost.
+            ("A[2]", arr(arr(int(true, 32), 3), 2)),
+            ("const A[2][4]", arr(arr(arr(int(true, 32), 3), 4), 2)),
+            ("P[2]", VarKind::Other),
+            ("PA[2]", VarKind::Other),
+        ];
+        for (ty, kind) in cases {
+            assert_eq!(tables.kind_of(ty), kind, "{ty}");
         }
     }
 

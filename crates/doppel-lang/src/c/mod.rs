@@ -1,7 +1,8 @@
 //! C: syntax (tree-sitter-c), compilation (gcc/clang into a build cache),
 //! line coverage of a run (gcov) and the ISSTA'19 program transformations;
 //! for debug-information validation (PLDI'20): the scope oracle from clang's
-//! JSON AST (`clang_scope`), statement-start lines (`statements`) and the
+//! JSON AST (`clang_scope`, with `ts_scope` from tree-sitter-c as its
+//! fallback), statement-start lines (`statements`) and the
 //! `is_stmt` lines of a binary's line table (`linetable`).
 
 pub mod clang_scope;
@@ -11,6 +12,7 @@ pub mod linetable;
 pub mod statements;
 mod syntax;
 pub mod transform;
+pub mod ts_scope;
 pub mod writes;
 
 pub use compile::{BuildCache, BuildError, BuildRecipe, cache_root, discover};
