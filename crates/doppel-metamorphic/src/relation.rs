@@ -1,10 +1,14 @@
 //! Output relations (ISSTA'19 section 3.2, Table 1): what the follow-up
 //! run must answer to one action, given what the initial run answered.
 //!
-//! Every transformation's relation is identity modulo three adjustments,
+//! Every transformation's relation is identity modulo these adjustments,
 //! which the follow-up runner and this checker apply:
 //! - locations are compared after the program transformation's location
 //!   map (the runner maps the initial script before the run);
+//! - a location of the follow-up run inside text that replaced old text
+//!   (`(1+1)` for the literal `2`) is the same as the start of that text,
+//!   where the map puts the replaced text's first position
+//!   ([`Relation::replacements`]);
 //! - pauses at an added breakpoint, and pauses of a step at code the
 //!   program transformation inserted, are ignored (the runner resynchronizes
 //!   and compares what comes after; see `follow_up`);
@@ -15,9 +19,10 @@
 //! The comparison itself is the differential oracle's, with the same
 //! normalization rules, between `initial` and `follow-up`.
 
-use doppel_core::{DivergenceKind, Output, ProgramState};
+use doppel_core::{DivergenceKind, Location, Output, ProgramState};
 use doppel_differential::normalize::NormalizationConfig;
 use doppel_differential::oracle::{self, Difference};
+use doppel_lang::edit::Pos;
 use doppel_lang::transform::ExpectedVariable;
 
 /// The relation of one metamorphic test.
@@ -32,6 +37,20 @@ pub struct Relation {
     pub file: String,
     /// A parameter the follow-up must show (add unused parameter).
     pub expect_variable: Option<ExpectedVariable>,
+    /// Text of the follow-up program that replaced text of the initial one,
+    /// as spans `[start, end)` of new positions (1-based lines and
+    /// character columns; `LocationMap::replacements` of the program
+    /// transformation). The location map keeps a replacement's first
+    /// position, so an expected location at a span's start stands for the
+    /// replaced text, and a follow-up location anywhere inside the span
+    /// (the debugger resolved a breakpoint or paused within the expression
+    /// that stands for the old literal: SpiderMonkey puts `(1+1)` at the
+    /// `1` after the parenthesis) is taken as that start. A location
+    /// outside the span, or a span that does not start at the expected
+    /// location, is compared as usual. Applies to resolved breakpoint
+    /// locations and pause locations; call-stack frames are compared by
+    /// function name only.
+    pub replacements: Vec<(Pos, Pos)>,
 }
 
 /// The names the oracle uses for the two runs.
@@ -44,6 +63,7 @@ impl Relation {
     /// output) allows; else the difference, named as the differential oracle
     /// names divergences.
     pub fn check(&self, expected: &Output, actual: &Output) -> Option<Difference> {
+        let actual = &self.at_replacement_start(expected, actual);
         let actual = match (actual, &self.expect_variable) {
             (Output::Paused(s), Some(ev)) if self.applies(ev, s) => {
                 match s.variables.iter().position(|v| v.name == ev.name) {
@@ -89,6 +109,47 @@ impl Relation {
             (_, other) => other,
         };
         oracle::compare(&names(), &[expected.clone(), actual], &self.normalization, self.columns)
+    }
+
+    /// `actual` with its resolved breakpoint or pause location replaced by
+    /// the expected one when it lies inside replacement text that starts at
+    /// the expected location ([`Relation::replacements`]).
+    fn at_replacement_start(&self, expected: &Output, actual: &Output) -> Output {
+        match (expected, actual) {
+            (
+                Output::BreakpointSet { resolved: Some(e), .. },
+                Output::BreakpointSet {
+                    requested,
+                    resolved: Some(a),
+                    message,
+                },
+            ) if self.within_replacement(e, a) => Output::BreakpointSet {
+                requested: requested.clone(),
+                resolved: Some(e.clone()),
+                message: message.clone(),
+            },
+            (Output::Paused(e), Output::Paused(s)) if self.within_replacement(&e.location, &s.location) => {
+                Output::Paused(ProgramState {
+                    location: e.location.clone(),
+                    ..s.clone()
+                })
+            }
+            _ => actual.clone(),
+        }
+    }
+
+    /// Whether the follow-up location `actual` lies inside a replacement
+    /// span that starts at the expected location `expected` (both in the
+    /// program's file, with columns).
+    fn within_replacement(&self, expected: &Location, actual: &Location) -> bool {
+        let (Some(ec), Some(ac)) = (expected.column, actual.column) else {
+            return false;
+        };
+        let (e, a) = (Pos::new(expected.line, ec), Pos::new(actual.line, ac));
+        expected.file == self.file
+            && actual.file == self.file
+            && e != a
+            && self.replacements.iter().any(|&(s, t)| s == e && s <= a && a < t)
     }
 
     /// Whether `ev` must be visible at the pause `s`: the top frame is the
@@ -155,7 +216,101 @@ mod tests {
             columns: false,
             file: "p.js".into(),
             expect_variable: ev,
+            replacements: vec![],
         }
+    }
+
+    fn at(file: &str, line: u32, column: u32) -> Location {
+        Location {
+            file: file.into(),
+            line,
+            column: Some(column),
+        }
+    }
+
+    fn set(resolved: Option<Location>) -> Output {
+        Output::BreakpointSet {
+            requested: Location::line("p.js", 15),
+            resolved,
+            message: None,
+        }
+    }
+
+    fn paused_at(location: Location) -> Output {
+        match paused(location.line, "f", &[("v", "2")]) {
+            Output::Paused(s) => Output::Paused(ProgramState { location, ..s }),
+            _ => unreachable!(),
+        }
+    }
+
+    /// `let v = 2;` became `let v = (1+1);`: the literal at 15:13 is now the
+    /// text 15:13-15:18 (docs/results/metamorphic.md, Firefox).
+    fn literal_relation() -> Relation {
+        Relation {
+            columns: true,
+            replacements: vec![(Pos::new(15, 13), Pos::new(15, 18))],
+            ..rel(None)
+        }
+    }
+
+    #[test]
+    fn a_location_inside_a_replaced_literal_is_its_start() {
+        let r = literal_relation();
+        // SpiderMonkey resolves the breakpoint set at the literal to the
+        // first breakable position inside the parentheses, and pauses there.
+        let expected = set(Some(at("p.js", 15, 13)));
+        assert_eq!(r.check(&expected, &set(Some(at("p.js", 15, 14)))), None);
+        assert_eq!(r.check(&expected, &set(Some(at("p.js", 15, 17)))), None);
+        assert_eq!(r.check(&expected, &set(Some(at("p.js", 15, 13)))), None);
+        assert_eq!(
+            r.check(&paused_at(at("p.js", 15, 13)), &paused_at(at("p.js", 15, 14))),
+            None
+        );
+        // The rest of the pause is still compared.
+        let d = r
+            .check(
+                &paused_at(at("p.js", 15, 13)),
+                &match paused(15, "f", &[("v", "3")]) {
+                    Output::Paused(s) => Output::Paused(ProgramState {
+                        location: at("p.js", 15, 14),
+                        ..s
+                    }),
+                    _ => unreachable!(),
+                },
+            )
+            .unwrap();
+        assert_eq!(d.kind, DivergenceKind::Variables);
+    }
+
+    #[test]
+    fn a_location_outside_the_replacement_or_of_another_start_still_warns() {
+        let r = literal_relation();
+        let expected = set(Some(at("p.js", 15, 13)));
+        for outside in [at("p.js", 15, 18), at("p.js", 15, 12), at("p.js", 16, 14)] {
+            let d = r.check(&expected, &set(Some(outside.clone()))).unwrap();
+            assert_eq!(d.kind, DivergenceKind::BreakpointLocation, "{outside}");
+        }
+        assert!(r.check(&expected, &set(None)).is_some(), "rejected");
+        let d = r
+            .check(&paused_at(at("p.js", 15, 13)), &paused_at(at("p.js", 15, 18)))
+            .unwrap();
+        assert_eq!(d.kind, DivergenceKind::PauseLocation);
+        // Expected at the `v` before the literal: the span does not start there.
+        assert!(
+            r.check(&set(Some(at("p.js", 15, 9))), &set(Some(at("p.js", 15, 14))))
+                .is_some()
+        );
+        // Another file (a harness) has no replacement.
+        assert!(
+            r.check(&set(Some(at("h.js", 15, 13))), &set(Some(at("h.js", 15, 14))))
+                .is_some()
+        );
+        // Without the replacement (another transformation) it is a difference.
+        let plain = Relation {
+            replacements: vec![],
+            ..literal_relation()
+        };
+        assert!(plain.check(&expected, &set(Some(at("p.js", 15, 14)))).is_some());
     }
 
     #[test]

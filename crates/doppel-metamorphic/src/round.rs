@@ -116,6 +116,7 @@ fn relation(cfg: &MetaConfig, program: &Program) -> Relation {
         columns: true,
         file: program.subject.source_name.clone(),
         expect_variable: None,
+        replacements: Vec::new(),
     }
 }
 
@@ -199,6 +200,7 @@ async fn prepare(
             };
             let mut rel = relation(cfg, &follow);
             rel.expect_variable = transformed.expect_variable.clone();
+            rel.replacements = transformed.map.replacements();
             let what = applied(transformed.description.clone(), transformed.node.clone());
             Ok((plan, follow, rel, what))
         }
