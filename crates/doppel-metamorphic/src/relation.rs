@@ -9,6 +9,10 @@
 //!   (`(1+1)` for the literal `2`) is the same as the start of that text,
 //!   where the map puts the replaced text's first position
 //!   ([`Relation::replacements`]);
+//! - the resolution of a breakpoint requested on a line whose code a
+//!   removal changed is not compared ([`Relation::breakability_may_change`]);
+//!   the runner ignores pauses where the follow-up run resolved it when
+//!   the initial run did not (see `follow_up`);
 //! - pauses at an added breakpoint, and pauses of a step at code the
 //!   program transformation inserted, are ignored (the runner resynchronizes
 //!   and compares what comes after; see `follow_up`);
@@ -19,7 +23,7 @@
 //! The comparison itself is the differential oracle's, with the same
 //! normalization rules, between `initial` and `follow-up`.
 
-use doppel_core::{DivergenceKind, Location, Output, ProgramState};
+use doppel_core::{Action, DivergenceKind, Location, Output, ProgramState};
 use doppel_differential::normalize::NormalizationConfig;
 use doppel_differential::oracle::{self, Difference};
 use doppel_lang::edit::Pos;
@@ -51,6 +55,13 @@ pub struct Relation {
     /// locations and pause locations; call-stack frames are compared by
     /// function name only.
     pub replacements: Vec<(Pos, Pos)>,
+    /// Lines of the follow-up program whose breakability may change
+    /// (`Transformed::breakability_may_change`: code on them, or in the
+    /// statement they head, was removed). The answer to setting or removing
+    /// a breakpoint requested on such a line is not compared
+    /// ([`Relation::check_answer`]): removing code may change breakability
+    /// on its own lines (docs/metamorphic.md).
+    pub breakability_may_change: Vec<u32>,
 }
 
 /// The names the oracle uses for the two runs.
@@ -59,6 +70,34 @@ fn names() -> [String; 2] {
 }
 
 impl Relation {
+    /// [`Relation::check`] for the answer to `action`, except that setting
+    /// or removing a breakpoint requested on a line whose breakability may
+    /// change ([`Relation::breakability_may_change`]) holds whatever the
+    /// breakpoint resolved to (or whether it was accepted and so could be
+    /// removed), as long as the answer is of the same kind. A failure of the
+    /// debugger is still compared.
+    pub fn check_answer(&self, action: &Action, expected: &Output, actual: &Output) -> Option<Difference> {
+        let same_kind = matches!(
+            (expected, actual),
+            (Output::BreakpointSet { .. }, Output::BreakpointSet { .. })
+                | (Output::BreakpointRemoved { .. }, Output::BreakpointRemoved { .. })
+        );
+        match action {
+            Action::SetBreakpoint { at } | Action::RemoveBreakpoint { at }
+                if same_kind && self.breakability_may_change(at) =>
+            {
+                None
+            }
+            _ => self.check(expected, actual),
+        }
+    }
+
+    /// Whether `at` lies on a line of the program whose breakability may
+    /// change ([`Relation::breakability_may_change`]).
+    pub fn breakability_may_change(&self, at: &Location) -> bool {
+        at.file == self.file && self.breakability_may_change.contains(&at.line)
+    }
+
     /// `None` when `actual` (follow-up) is what `expected` (the mapped initial
     /// output) allows; else the difference, named as the differential oracle
     /// names divergences.
@@ -217,6 +256,7 @@ mod tests {
             file: "p.js".into(),
             expect_variable: ev,
             replacements: vec![],
+            breakability_may_change: vec![],
         }
     }
 
@@ -311,6 +351,50 @@ mod tests {
             ..literal_relation()
         };
         assert!(plain.check(&expected, &set(Some(at("p.js", 15, 14)))).is_some());
+    }
+
+    #[test]
+    fn breakpoint_resolution_is_not_compared_on_lines_whose_code_was_removed() {
+        // `if (5.e0 !== 5) {` ... `}` became `if (5.e0 !== 5) {}` on line 36;
+        // the breakpoint requested at the old `}` line is now requested at 36.
+        let r = Relation {
+            columns: true,
+            breakability_may_change: vec![36],
+            ..rel(None)
+        };
+        let set_at = |line: u32| Action::SetBreakpoint {
+            at: Location::line("p.js", line),
+        };
+        let remove_at = |line: u32| Action::RemoveBreakpoint {
+            at: Location::line("p.js", line),
+        };
+        let rejected = set(None);
+        let resolved = set(Some(at("p.js", 36, 5)));
+        assert_eq!(r.check_answer(&set_at(36), &rejected, &resolved), None);
+        assert_eq!(r.check_answer(&set_at(36), &resolved, &rejected), None);
+        let removed = |ok| Output::BreakpointRemoved { ok, message: None };
+        assert_eq!(r.check_answer(&remove_at(36), &removed(false), &removed(true)), None);
+        // Every other line, and everything else on that line, is compared.
+        let d = r.check_answer(&set_at(37), &rejected, &resolved).unwrap();
+        assert_eq!(d.kind, DivergenceKind::BreakpointLocation);
+        let d = r.check_answer(&remove_at(37), &removed(false), &removed(true)).unwrap();
+        assert_eq!(d.kind, DivergenceKind::BreakpointRemoval);
+        let failed = Output::Failed {
+            kind: doppel_core::FailureKind::Crash,
+            detail: "gone".into(),
+        };
+        assert!(r.check_answer(&set_at(36), &rejected, &failed).is_some());
+        let resume = Action::Exec {
+            exec: doppel_core::ExecAction::Resume,
+        };
+        let d = r
+            .check_answer(&resume, &paused_at(at("p.js", 51, 5)), &paused_at(at("p.js", 36, 5)))
+            .unwrap();
+        assert_eq!(d.kind, DivergenceKind::PauseLocation);
+        let other_file = Action::SetBreakpoint {
+            at: Location::line("h.js", 36),
+        };
+        assert!(r.check_answer(&other_file, &rejected, &resolved).is_some());
     }
 
     #[test]
