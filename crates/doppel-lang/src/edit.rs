@@ -107,6 +107,65 @@ impl LocationMap {
         self.edits.extend(next.edits.iter().copied());
         self
     }
+
+    /// The text that replaced old text, as spans `[start, end)` of the new
+    /// text (new coordinates), in the order the edits were applied.
+    ///
+    /// A replacement keeps its first position ([`LocationMap::map`]), so an
+    /// old position at the start of replaced text maps to a span's `start`;
+    /// every other position of the span holds new code that stands for the
+    /// replaced text (ISSTA'19 section 3.2.2: `2` became `(1+1)`, and a
+    /// debugger may position the expression at its first inner token).
+    ///
+    /// Only replacements of a non-empty old range by non-empty text have a
+    /// span: an insertion's text is new code that no old position maps to,
+    /// and a removal leaves no text. Spans are composed across
+    /// [`LocationMap::then`]: a later edit before a span moves it, one inside
+    /// it (an iterated replacement) grows or shrinks it, one that removes
+    /// it removes it, and one that cuts across its border drops it (the
+    /// text no longer stands for the old text as a whole). Nested
+    /// replacements give nested spans, so a position may lie in several.
+    pub fn replacements(&self) -> Vec<(Pos, Pos)> {
+        let mut spans: Vec<(Pos, Pos)> = Vec::new();
+        for e in &self.edits {
+            spans = spans.into_iter().filter_map(|s| e.carry(s)).collect();
+            if e.start < e.end && (e.newlines > 0 || e.tail > 0) {
+                spans.push((e.start, e.shift_after(e.end)));
+            }
+        }
+        spans
+    }
+
+    /// The innermost replacement span ([`LocationMap::replacements`]) that
+    /// contains the new position `p_new`, or `None` when `p_new` is not in
+    /// replacement text.
+    pub fn replacement_containing(&self, p_new: Pos) -> Option<(Pos, Pos)> {
+        self.replacements()
+            .into_iter()
+            .filter(|&(s, e)| s <= p_new && p_new < e)
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+    }
+
+    /// Lines of the new text on which a removal joined what was before it
+    /// with what was after it (new numbering, ascending): removals of text
+    /// that did not take whole lines (they start or end after a line's
+    /// first column). A removal of whole lines joins nothing: the line
+    /// after it is unchanged. Such a line holds the same code as before,
+    /// minus the removed part, and a debugger may offer other breakable
+    /// positions on it.
+    pub fn joined_lines(&self) -> Vec<u32> {
+        let mut lines = std::collections::BTreeSet::new();
+        for (i, e) in self.edits.iter().enumerate() {
+            let removal = e.start < e.end && e.newlines == 0 && e.tail == 0;
+            if !removal || (e.start.column == 1 && e.end.column == 1) {
+                continue;
+            }
+            if let Some(p) = self.edits[i + 1..].iter().try_fold(e.start, |p, later| later.map(p)) {
+                lines.insert(p.line);
+            }
+        }
+        lines.into_iter().collect()
+    }
 }
 
 impl MappedEdit {
@@ -120,6 +179,24 @@ impl MappedEdit {
             return None;
         }
         Some(self.shift_after(p))
+    }
+
+    /// The span `[s, t)` of earlier replacement text after this edit (see
+    /// [`LocationMap::replacements`]); `None` when this edit removes it or
+    /// cuts across its border.
+    fn carry(&self, (s, t): (Pos, Pos)) -> Option<(Pos, Pos)> {
+        if t <= self.start {
+            // Before the edit (text inserted at `t` goes after the span).
+            Some((s, t))
+        } else if self.end <= s {
+            // After it (text inserted at `s` goes before the span).
+            Some((self.shift_after(s), self.shift_after(t)))
+        } else if s <= self.start && self.end <= t {
+            // Inside it: the span keeps its start and its end moves.
+            Some((s, self.shift_after(t)))
+        } else {
+            None
+        }
     }
 
     /// Where a position at or after `end` goes.
@@ -308,6 +385,97 @@ mod tests {
         let both = map.then(&map2);
         assert_eq!(both.map(Pos::new(3, 1)), Some(Pos::new(5, 1)));
         assert_eq!(both.map_line(2), Some(3));
+    }
+
+    #[test]
+    fn a_replaced_literal_has_a_span_of_new_text_starting_where_the_literal_did() {
+        // The Firefox case (docs/results/metamorphic.md): `2` at 15:13.
+        let text = format!("{}    let v = 2;\n", "\n".repeat(14));
+        let (out, map) = apply(
+            &text,
+            &[SourceEdit::replace(Pos::new(15, 13), Pos::new(15, 14), "(1+1)")],
+        )
+        .unwrap();
+        assert!(out.ends_with("\n    let v = (1+1);\n"));
+        assert_eq!(map.map(Pos::new(15, 13)), Some(Pos::new(15, 13)));
+        assert_eq!(map.replacements(), vec![(Pos::new(15, 13), Pos::new(15, 18))]);
+        let span = Some((Pos::new(15, 13), Pos::new(15, 18)));
+        assert_eq!(
+            map.replacement_containing(Pos::new(15, 14)),
+            span,
+            "inside the parentheses"
+        );
+        assert_eq!(map.replacement_containing(Pos::new(15, 13)), span);
+        assert_eq!(map.replacement_containing(Pos::new(15, 18)), None, "the `;` after it");
+        assert_eq!(map.replacement_containing(Pos::new(15, 12)), None);
+        assert_eq!(map.replacement_containing(Pos::new(16, 1)), None);
+    }
+
+    #[test]
+    fn insertions_and_removals_have_no_replacement_span() {
+        let text = "a;\nif (c) {\n  b;\n}\n";
+        let (_, insert) = apply(text, &[SourceEdit::insert(Pos::new(2, 1), "x = x;\n")]).unwrap();
+        assert!(insert.replacements().is_empty());
+        let (_, remove) = apply(text, &[SourceEdit::replace(Pos::new(2, 9), Pos::new(4, 1), "")]).unwrap();
+        assert!(remove.replacements().is_empty());
+    }
+
+    #[test]
+    fn replacement_spans_compose_across_iterated_transformations() {
+        let (t1, m1) = apply(
+            "x = 2;\n",
+            &[SourceEdit::replace(Pos::new(1, 5), Pos::new(1, 6), "(1+1)")],
+        )
+        .unwrap();
+        assert_eq!(t1, "x = (1+1);\n");
+        // The next round replaces the `1` inside, then a line is inserted above.
+        let (t2, m2) = apply(&t1, &[SourceEdit::replace(Pos::new(1, 6), Pos::new(1, 7), "(0+1)")]).unwrap();
+        assert_eq!(t2, "x = ((0+1)+1);\n");
+        let (t3, m3) = apply(&t2, &[SourceEdit::insert(Pos::new(1, 1), "y;\n")]).unwrap();
+        assert_eq!(t3, "y;\nx = ((0+1)+1);\n");
+        let all = m1.clone().then(&m2).then(&m3);
+        let outer = (Pos::new(2, 5), Pos::new(2, 14));
+        let inner = (Pos::new(2, 6), Pos::new(2, 11));
+        assert_eq!(all.replacements(), vec![outer, inner]);
+        assert_eq!(
+            all.map(Pos::new(1, 5)),
+            Some(outer.0),
+            "the old literal's start is the outer span's start"
+        );
+        assert_eq!(all.replacement_containing(Pos::new(2, 7)), Some(inner), "the innermost");
+        assert_eq!(all.replacement_containing(Pos::new(2, 12)), Some(outer));
+        // Text inserted right after a span is not part of it.
+        let (_, after) = apply(&t1, &[SourceEdit::insert(Pos::new(1, 10), " + 0")]).unwrap();
+        assert_eq!(
+            m1.clone().then(&after).replacements(),
+            vec![(Pos::new(1, 5), Pos::new(1, 10))]
+        );
+        // An edit across the span's border drops it, and so does one that
+        // replaces it whole: only their own spans are left.
+        let (_, across) = apply(&t1, &[SourceEdit::replace(Pos::new(1, 1), Pos::new(1, 7), "z")]).unwrap();
+        assert_eq!(
+            m1.clone().then(&across).replacements(),
+            vec![(Pos::new(1, 1), Pos::new(1, 2))]
+        );
+        let (_, whole) = apply(&t1, &[SourceEdit::replace(Pos::new(1, 1), Pos::new(1, 11), "z = 3;")]).unwrap();
+        assert_eq!(m1.then(&whole).replacements(), vec![(Pos::new(1, 1), Pos::new(1, 7))]);
+    }
+
+    #[test]
+    fn joined_lines_are_the_lines_where_a_partial_removal_left_code() {
+        let text = "a;\nif (c) {\n  b;\n}\nfunction f() {\n}\nd;\n";
+        // Emptying the block joins the `if` line with its `}`.
+        let (emptied, block) = apply(text, &[SourceEdit::replace(Pos::new(2, 9), Pos::new(4, 1), "")]).unwrap();
+        assert_eq!(emptied, "a;\nif (c) {}\nfunction f() {\n}\nd;\n");
+        assert_eq!(block.joined_lines(), vec![2]);
+        // Removing whole lines joins nothing.
+        let (out, lines) = apply(text, &[SourceEdit::replace(Pos::new(5, 1), Pos::new(7, 1), "")]).unwrap();
+        assert_eq!(out, "a;\nif (c) {\n  b;\n}\nd;\n");
+        assert!(lines.joined_lines().is_empty());
+        // Later edits move the line; insertions and replacements join nothing.
+        let (_, insert) = apply(&emptied, &[SourceEdit::insert(Pos::new(1, 1), "x;\n")]).unwrap();
+        assert!(insert.joined_lines().is_empty());
+        assert_eq!(block.then(&insert).joined_lines(), vec![3]);
     }
 
     #[test]

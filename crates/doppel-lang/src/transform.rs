@@ -8,7 +8,8 @@
 //! initial run's coverage), picks a place with the caller's random
 //! generator, and returns the new text with a [`LocationMap`] and what the
 //! follow-up trace must show besides the mapped initial trace
-//! ([`Transformed::expect_variable`]). When a kind cannot apply to a program
+//! ([`Transformed::expect_variable`]) or need not show
+//! ([`Transformed::breakability_may_change`]). When a kind cannot apply to a program
 //! (no literal, no variable in scope, nothing dead), it says why
 //! ([`Skip`]); that is an outcome, not an error.
 
@@ -116,6 +117,20 @@ pub struct Transformed {
     /// A variable the follow-up must show in addition (added parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_variable: Option<ExpectedVariable>,
+    /// Lines of the new program (new numbering, ascending) whose breakable
+    /// positions may differ from those the same code had before, because
+    /// code on them, or in the statement they head, was removed: the line
+    /// of an `if` or loop whose body was emptied (`if (c) {}`: the header
+    /// and the `{`, which now also holds the `}`), and a line where a
+    /// removal joined code ([`crate::edit::LocationMap::joined_lines`]).
+    /// Set by [`ProgramTransformationKind::RemoveDeadCode`] only.
+    ///
+    /// A debugger may resolve a breakpoint requested on such a line
+    /// differently (SpiderMonkey accepts one on `if (c) {}` that it
+    /// rejected on the `}` line before), so the relation does not compare
+    /// breakpoint resolution there (docs/metamorphic.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breakability_may_change: Vec<u32>,
 }
 
 /// Why a transformation does not apply to a program: recorded, then the

@@ -323,6 +323,11 @@ fn dead_blocks_are_emptied_and_dead_functions_removed() {
     assert_eq!(block.map.map_line(3), None);
     assert_eq!(block.map.map(Pos::new(6, 3)), Some(Pos::new(3, 3)));
     assert_eq!(block.map.map_line(11), Some(8));
+    assert_eq!(
+        block.breakability_may_change,
+        vec![2],
+        "the `if` line, which now holds the `}}` too"
+    );
     let func = all
         .iter()
         .find(|t| t.node == "FunctionDeclaration")
@@ -334,6 +339,37 @@ fn dead_blocks_are_emptied_and_dead_functions_removed() {
     assert_eq!(func.map.map_line(9), None);
     assert_eq!(func.map.map_line(11), Some(8));
     assert_eq!(func.map.map(Pos::new(6, 3)), Some(Pos::new(6, 3)));
+    assert!(
+        func.breakability_may_change.is_empty(),
+        "whole lines went: no line holds other code than before"
+    );
+}
+
+#[test]
+fn breakability_may_change_from_the_statement_head_to_the_emptied_block() {
+    // A multi-line `if` head, and an `else` block after the consequent.
+    let src = "var x = 1;\nif (x > 10 &&\n    x < 20)\n{\n  x = 0;\n}\nelse {\n  x = 2;\n}\nif (x) {\n  x = 3;\n} else {\n  x = 4;\n}\n";
+    let head = Coverage {
+        dead: vec![(Pos::new(4, 1), Pos::new(6, 2))],
+    };
+    let t = run_with(&RemoveDeadCode, src, Some(&head), 0).unwrap();
+    assert!(
+        t.text
+            .starts_with("var x = 1;\nif (x > 10 &&\n    x < 20)\n{}\nelse {\n"),
+        "{}",
+        t.text
+    );
+    assert_eq!(t.breakability_may_change, vec![2, 3, 4]);
+    let alternate = Coverage {
+        dead: vec![(Pos::new(12, 8), Pos::new(14, 2))],
+    };
+    let t = run_with(&RemoveDeadCode, src, Some(&alternate), 0).unwrap();
+    assert!(t.text.ends_with("if (x) {\n  x = 3;\n} else {}\n"), "{}", t.text);
+    assert_eq!(
+        t.breakability_may_change,
+        vec![12],
+        "the `else` line, not the `if` line"
+    );
 }
 
 #[test]

@@ -9,7 +9,11 @@
 //!   Figure 7): after `start` or a continue, continue again; after a step
 //!   out, step out again until the frame the step started in is left; after
 //!   a step in or over, set a temporary breakpoint where the initial run's
-//!   step paused, continue, and remove it;
+//!   step paused, continue, and remove it. The same holds for a breakpoint
+//!   requested on a line whose breakability may change
+//!   ([`Relation::breakability_may_change`]) that the follow-up run resolved
+//!   where the initial run did not (or not there): its pauses are ones the
+//!   initial run could not have, until the plan removes it;
 //! - a step that paused at inserted code (dead code or a no-op on a line of
 //!   its own): a step over (the inserted code calls nothing);
 //! - a continue replaced by a step that paused somewhere the continue did
@@ -26,7 +30,7 @@ use doppel_core::{Action, Event, EventKind, ExecAction, FailureKind, Location, O
 use doppel_debuggers::Debugger;
 use doppel_differential::normalize::same_location;
 use doppel_differential::oracle::Difference;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 /// Most pauses one action may be resynchronized over (a breakpoint added in
@@ -145,6 +149,10 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
         return failure(0, Action::Start, None, *kind, detail, rel, &load);
     }
     let mut added: Option<Location> = None;
+    // Requested location -> where the follow-up resolved it, for breakpoints
+    // on lines whose breakability may change that resolved elsewhere than
+    // in the initial run.
+    let mut unstable: BTreeMap<Location, Location> = BTreeMap::new();
     let mut ignored = 0;
     let mut before: Option<doppel_core::ProgramState> = None;
     for (i, step) in plan.script.steps.iter().enumerate() {
@@ -176,12 +184,24 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
             _ => before.as_ref().map(|s| s.location.line),
         };
         let mut out = rec.issue(&action).await;
+        match (&action, &out) {
+            (Action::SetBreakpoint { at }, Output::BreakpointSet { resolved: Some(r), .. })
+                if rel.breakability_may_change(at) && rel.check(&step.output, &out).is_some() =>
+            {
+                unstable.insert(at.clone(), r.clone());
+            }
+            (Action::RemoveBreakpoint { at }, _) => {
+                unstable.remove(at);
+            }
+            _ => {}
+        }
         if matches!(action, Action::Start | Action::Exec { .. }) {
+            let not_expected: Vec<Location> = added.iter().chain(unstable.values()).cloned().collect();
             let ctx = Resync {
                 expected: &step.output,
                 action: &action,
                 before: before.as_ref(),
-                added: added.as_ref(),
+                not_expected: &not_expected,
                 replaced: replaced.is_some(),
                 inserted_lines: &plan.inserted_lines,
             };
@@ -196,7 +216,7 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
         if let Output::Failed { kind, detail } = &out {
             return failure(rec.actions - 1, action, line, *kind, detail, rel, &step.output);
         }
-        if let Some(mut difference) = rel.check(&step.output, &out) {
+        if let Some(mut difference) = rel.check_answer(&action, &step.output, &out) {
             difference.policy = policy(before.as_ref(), &action, &out);
             return FollowUpOutcome::Violated {
                 index: rec.actions - 1,
@@ -272,7 +292,9 @@ struct Resync<'a> {
     expected: &'a Output,
     action: &'a Action,
     before: Option<&'a doppel_core::ProgramState>,
-    added: Option<&'a Location>,
+    /// Resolved locations of breakpoints the initial run did not have there
+    /// (the added one, unstable ones): pauses there are ignored.
+    not_expected: &'a [Location],
     replaced: bool,
     inserted_lines: &'a [u32],
 }
@@ -303,7 +325,10 @@ async fn resync(
             break;
         }
         let Some(s) = out.paused().cloned() else { break };
-        let at_added = ctx.added.is_some_and(|a| same_location(a, &s.location, rel.columns));
+        let at_added = ctx
+            .not_expected
+            .iter()
+            .any(|a| same_location(a, &s.location, rel.columns));
         let start_depth = ctx.before.map(depth).unwrap_or(1);
         let next = if at_added || (stepping_out && depth(&s) >= start_depth) {
             ignored += 1;

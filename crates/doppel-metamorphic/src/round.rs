@@ -116,6 +116,8 @@ fn relation(cfg: &MetaConfig, program: &Program) -> Relation {
         columns: true,
         file: program.subject.source_name.clone(),
         expect_variable: None,
+        replacements: Vec::new(),
+        breakability_may_change: Vec::new(),
     }
 }
 
@@ -192,6 +194,14 @@ async fn prepare(
                     "breakpoint {b} slides across the inserted code (its sliding could not be removed)"
                 ));
             }
+            // A breakpoint that still slides across a line whose breakability
+            // may change could slide elsewhere (or stop sliding): the relation
+            // could not tell where it must resolve, nor where it must pause.
+            if let Some(b) = slides_across(&mapped, &transformed.breakability_may_change) {
+                return Err(format!(
+                    "breakpoint {b} slides across a line whose code was removed (its sliding could not be removed)"
+                ));
+            }
             let plan = Plan {
                 script: mapped,
                 inserted_lines: inserted,
@@ -199,6 +209,8 @@ async fn prepare(
             };
             let mut rel = relation(cfg, &follow);
             rel.expect_variable = transformed.expect_variable.clone();
+            rel.replacements = transformed.map.replacements();
+            rel.breakability_may_change = transformed.breakability_may_change.clone();
             let what = applied(transformed.description.clone(), transformed.node.clone());
             Ok((plan, follow, rel, what))
         }
@@ -206,13 +218,15 @@ async fn prepare(
 }
 
 /// A breakpoint that still slides (sliding could not be removed: another
-/// breakpoint is requested at its target) past an inserted line: it would
-/// slide into the new code instead (ISSTA'19 section 3.2.1).
-fn slides_across(script: &Script, inserted: &[u32]) -> Option<doppel_core::Location> {
+/// breakpoint is requested at its target) past one of `lines` (new
+/// numbering, its requested and resolved lines included): past an inserted
+/// line it would slide into the new code instead (ISSTA'19 section 3.2.1);
+/// past a line whose breakability may change it may stop there.
+fn slides_across(script: &Script, lines: &[u32]) -> Option<doppel_core::Location> {
     script
         .slid_breakpoints()
         .into_iter()
-        .find_map(|(_, from, to)| inserted.iter().any(|&l| from.line <= l && l <= to.line).then_some(from))
+        .find_map(|(_, from, to)| lines.iter().any(|&l| from.line <= l && l <= to.line).then_some(from))
 }
 
 /// Lines of the new program that no line of the old one maps to: inserted code.
@@ -240,5 +254,28 @@ mod tests {
         )
         .unwrap();
         assert!(inserted_lines(&map, 1, 1).is_empty());
+    }
+
+    #[test]
+    fn a_breakpoint_still_sliding_across_a_given_line_is_found() {
+        use doppel_core::{Action, Location, Output};
+        // Requested at 15 (the `}` of an emptied block, now on the `if`
+        // line), resolved at 18 in the initial run: node's case of a slide
+        // that could not be removed.
+        let script = Script {
+            steps: vec![crate::script::Step {
+                action: Action::SetBreakpoint {
+                    at: Location::line("p.js", 15),
+                },
+                output: Output::BreakpointSet {
+                    requested: Location::line("p.js", 15),
+                    resolved: Some(Location::line("p.js", 18)),
+                    message: None,
+                },
+            }],
+        };
+        assert_eq!(slides_across(&script, &[15]), Some(Location::line("p.js", 15)));
+        assert_eq!(slides_across(&script, &[16, 18]), Some(Location::line("p.js", 15)));
+        assert_eq!(slides_across(&script, &[14, 19]), None);
     }
 }

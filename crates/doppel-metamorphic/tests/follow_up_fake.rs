@@ -439,3 +439,97 @@ async fn a_warning_on_a_nondeterministic_input_is_inconclusive() {
         other => panic!("expected inconclusive, got {other:?}"),
     }
 }
+
+/// The initial run rejected a breakpoint at 12 (its line was not
+/// breakable); after a removal on that line the follow-up run accepts it.
+fn rejected_at_12(mut script: Script) -> Script {
+    script.steps.insert(
+        0,
+        Step {
+            action: bp(12),
+            output: Output::BreakpointSet {
+                requested: Location::line("p.c", 12),
+                resolved: None,
+                message: Some("line 12 is not breakable".into()),
+            },
+        },
+    );
+    script
+}
+
+#[tokio::test]
+async fn a_breakpoint_on_a_line_whose_code_was_removed_may_resolve_and_its_pauses_are_ignored() {
+    let script = rejected_at_12(initial(&[bp(13), Action::Start, exec(ExecAction::Resume)]).await);
+    assert_eq!(script.steps[2].output.paused().unwrap().location.line, 13);
+    let plan = Plan {
+        script,
+        ..Plan::default()
+    };
+    // Without the rule: the breakpoint's resolution differs.
+    match follow(&mut Sim::new(None), &plan).await.outcome {
+        FollowUpOutcome::Violated { difference, index, .. } => {
+            assert_eq!(difference.kind, DivergenceKind::BreakpointLocation);
+            assert_eq!(index, 0);
+        }
+        other => panic!("expected a violation, got {other:?}"),
+    }
+    // Line 12's breakability may change: its resolution is not compared and
+    // the pause it causes (the initial run could not pause there) is ignored.
+    let rel = Relation {
+        breakability_may_change: vec![12],
+        ..relation()
+    };
+    let f = follow_up::run(&mut Sim::new(None), &subject(), &plan, &rel).await;
+    assert_eq!(
+        f.outcome,
+        FollowUpOutcome::Held {
+            actions: 5,
+            ignored_pauses: 1
+        },
+        "{:?}",
+        actions_of(&f)
+    );
+    assert_eq!(
+        actions_of(&f),
+        [
+            "set breakpoint @ p.c:12",
+            "set breakpoint @ p.c:13",
+            "start",
+            "resume",
+            "resume"
+        ]
+    );
+    // Removed before `start`: the removal's answer (failed in the initial
+    // run, done in the follow-up) is not compared either, and no pause is
+    // ignored.
+    let script = rejected_at_12(
+        initial(&[
+            bp(13),
+            Action::RemoveBreakpoint {
+                at: Location::line("p.c", 12),
+            },
+            Action::Start,
+            exec(ExecAction::Resume),
+        ])
+        .await,
+    );
+    assert_eq!(
+        script.steps[2].output,
+        Output::BreakpointRemoved {
+            ok: false,
+            message: None
+        }
+    );
+    let plan = Plan {
+        script,
+        ..Plan::default()
+    };
+    let f = follow_up::run(&mut Sim::new(None), &subject(), &plan, &rel).await;
+    assert_eq!(
+        f.outcome,
+        FollowUpOutcome::Held {
+            actions: 5,
+            ignored_pauses: 0
+        }
+    );
+}

@@ -136,6 +136,7 @@ pub(crate) fn insert_statement(
                 at: Box::new(move |_| at),
                 node: node.to_string(),
                 expect_variable: None,
+                breakability_may_change: None,
             })
         },
     )

@@ -214,6 +214,7 @@ impl ProgramTransformation for LiteralToExpression {
                     at: Box::new(move |_| start),
                     node: node.kind().to_string(),
                     expect_variable: None,
+                    breakability_may_change: None,
                 })
             },
         )

@@ -67,6 +67,8 @@ pub(crate) struct Attempt {
     pub at: AfterEdit<Pos>,
     pub node: String,
     pub expect_variable: Option<AfterEdit<ExpectedVariable>>,
+    /// [`Transformed::breakability_may_change`], given the map (`None`: no line).
+    pub breakability_may_change: Option<AfterEdit<Vec<u32>>>,
 }
 
 /// Shuffles `candidates` with `rng`, builds an [`Attempt`] from each in turn
@@ -99,6 +101,7 @@ pub(crate) fn try_candidates<C>(
         }
         let at = (a.at)(&map);
         let expect_variable = a.expect_variable.as_ref().map(|f| f(&map));
+        let breakability_may_change = a.breakability_may_change.as_ref().map_or_else(Vec::new, |f| f(&map));
         return Ok(Transformed {
             kind,
             text,
@@ -107,6 +110,7 @@ pub(crate) fn try_candidates<C>(
             at,
             node: a.node,
             expect_variable,
+            breakability_may_change,
         });
     }
     Err(Skip::new(

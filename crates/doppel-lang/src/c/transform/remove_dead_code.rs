@@ -18,6 +18,7 @@ use crate::edit::{Pos, SourceEdit};
 use crate::transform::{
     Coverage, ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed,
 };
+use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 /// [`ProgramTransformationKind::RemoveDeadCode`] for C.
@@ -135,7 +136,10 @@ impl ProgramTransformation for RemoveDeadCode {
     /// Removes one randomly chosen dead block body or function;
     /// [`Transformed::node`] is `compound_statement` (the emptied block,
     /// [`Transformed::at`] its `{`) or `function_definition` (`at` where it
-    /// was, new numbering).
+    /// was, new numbering). [`Transformed::breakability_may_change`] holds
+    /// the lines from the head of the emptied block's statement to its `{`,
+    /// and the lines where a removal joined code (a function that did not
+    /// have its lines to itself).
     ///
     /// Errors: [`Skip`] without coverage, with syntax errors, or when no
     /// block or function is dead and safe to remove.
@@ -156,6 +160,10 @@ impl ProgramTransformation for RemoveDeadCode {
             |c, _| match c {
                 Candidate::Block(b) => {
                     let open = pos(src, b.start_byte());
+                    // The `if`, `else`, `while` or `for` whose body this is:
+                    // its head and the `{` precede the removal and keep
+                    // their line numbers.
+                    let head = b.parent().map_or(open.line, |p| p.start_position().row as u32 + 1);
                     let inner_start = pos(src, b.start_byte() + 1);
                     let inner_end = pos(src, b.end_byte() - 1);
                     let last = b.end_position().row as u32 + 1;
@@ -171,6 +179,11 @@ impl ProgramTransformation for RemoveDeadCode {
                         at: Box::new(move |_| open),
                         node: "compound_statement".into(),
                         expect_variable: None,
+                        breakability_may_change: Some(Box::new(move |map| {
+                            let mut lines: BTreeSet<u32> = map.joined_lines().into_iter().collect();
+                            lines.extend(head..=open.line);
+                            lines.into_iter().collect()
+                        })),
                     })
                 }
                 Candidate::Function(def, name) => {
@@ -185,6 +198,7 @@ impl ProgramTransformation for RemoveDeadCode {
                         at: Box::new(move |_| start),
                         node: "function_definition".into(),
                         expect_variable: None,
+                        breakability_may_change: Some(Box::new(|map| map.joined_lines())),
                     })
                 }
             },
@@ -232,6 +246,11 @@ mod tests {
         assert_eq!(t.at, Pos::new(9, 16));
         assert_eq!(t.map.map_line(10), None);
         assert_eq!(t.map.map_line(13), Some(10), "return moves up");
+        assert_eq!(
+            t.breakability_may_change,
+            vec![9],
+            "the `if` line, which holds the `}}` too"
+        );
         assert!(compiles(&t.text));
     }
 
@@ -246,6 +265,19 @@ mod tests {
         assert_eq!(t.at, Pos::new(2, 1));
         assert_eq!(t.map.map_line(4), None);
         assert_eq!(t.map.map_line(9), Some(5));
+        assert!(t.breakability_may_change.is_empty(), "whole lines went");
+        assert!(compiles(&t.text));
+    }
+
+    #[test]
+    fn breakability_may_change_from_the_head_of_the_statement_to_its_brace() {
+        let src = "int main(int c, char **v) {\n    if (c > 5 &&\n        c < 9)\n    {\n        c = 2;\n    }\n    if (c) {\n        c = 3;\n    } else {\n        c = 4;\n    }\n    return 0;\n}\n";
+        let t = run(src, &[((5, 1), (6, 1))], 0).unwrap();
+        assert!(t.text.contains("        c < 9)\n    {}\n    if (c) {"), "{}", t.text);
+        assert_eq!(t.breakability_may_change, vec![2, 3, 4]);
+        let t = run(src, &[((10, 1), (11, 1))], 0).unwrap();
+        assert!(t.text.contains("    } else {}\n    return 0;"), "{}", t.text);
+        assert_eq!(t.breakability_may_change, vec![9], "the `else` line");
         assert!(compiles(&t.text));
     }
 

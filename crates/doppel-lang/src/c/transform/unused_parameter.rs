@@ -217,6 +217,7 @@ impl ProgramTransformation for AddUnusedParameter {
                         name: fresh2.clone(),
                         value: k.to_string(),
                     })),
+                    breakability_may_change: None,
                 })
             },
         )

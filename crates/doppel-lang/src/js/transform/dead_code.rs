@@ -46,6 +46,7 @@ impl ProgramTransformation for InsertDeadCode {
                         at,
                         node: point.node,
                         expect_variable: None,
+                        breakability_may_change: Vec::new(),
                     });
                 }
                 Err(e) => last = e,

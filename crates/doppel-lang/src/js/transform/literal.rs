@@ -111,6 +111,7 @@ impl ProgramTransformation for LiteralToExpression {
                         at: start,
                         node: "Literal".into(),
                         expect_variable: None,
+                        breakability_may_change: Vec::new(),
                     });
                 }
                 Err(e) => last = e,

@@ -9,6 +9,7 @@ use crate::transform::{
 use oxc_ast::AstKind;
 use oxc_ast::ast::{FunctionType, VariableDeclarationKind};
 use oxc_span::GetSpan;
+use std::collections::BTreeSet;
 
 /// Words that mean a top-level function may be reached through the global
 /// object rather than by its name.
@@ -38,7 +39,9 @@ const GLOBAL_LOOKUP_HINTS: [&str; 8] = [
 ///
 /// `Transformed::at` is the first removed position (for a block, its `{`);
 /// `node` is `BlockStatement` or `FunctionDeclaration`. Positions in the
-/// removed text map to `None`.
+/// removed text map to `None`. `Transformed::breakability_may_change` holds
+/// the lines from the head of the emptied block's statement (the `if`,
+/// loop or `else`) to its `{`, and the lines where a removal joined code.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RemoveDeadCode;
 
@@ -50,6 +53,9 @@ struct Candidate {
     node: &'static str,
     /// The block's `{` (blocks only).
     block_start: Option<usize>,
+    /// Where the statement whose body the block is begins: the `if` or loop
+    /// keyword, or for an `else` block the end of the consequent (blocks only).
+    header: Option<usize>,
 }
 
 impl ProgramTransformation for RemoveDeadCode {
@@ -82,6 +88,16 @@ impl ProgramTransformation for RemoveDeadCode {
             match checked {
                 Ok((text, map)) => {
                     let removed = source[c.start..c.end].lines().count();
+                    let at = match c.block_start {
+                        Some(b) => pos_of_offset(source, b),
+                        None => start,
+                    };
+                    // The header and the `{` precede the removal: their
+                    // lines keep their numbers.
+                    let mut lines: BTreeSet<u32> = map.joined_lines().into_iter().collect();
+                    if let Some(h) = c.header {
+                        lines.extend(pos_of_offset(source, h).line..=at.line);
+                    }
                     return Ok(Transformed {
                         kind,
                         description: format!(
@@ -99,12 +115,10 @@ impl ProgramTransformation for RemoveDeadCode {
                         ),
                         text,
                         map,
-                        at: match c.block_start {
-                            Some(b) => pos_of_offset(source, b),
-                            None => start,
-                        },
+                        at,
                         node: c.node.into(),
                         expect_variable: None,
+                        breakability_may_change: lines.into_iter().collect(),
                     });
                 }
                 Err(e) => last = e,
@@ -155,11 +169,16 @@ fn candidates(source: &str, coverage: &Coverage) -> Option<Vec<Candidate>> {
                     {
                         continue;
                     }
+                    let header = match parent {
+                        AstKind::IfStatement(i) if i.consequent.span() != b.span => i.consequent.span().end,
+                        other => other.span().start,
+                    };
                     out.push(Candidate {
                         start: b.span.start as usize + 1,
                         end: b.span.end as usize - 1,
                         node: "BlockStatement",
                         block_start: Some(b.span.start as usize),
+                        header: Some(header as usize),
                     });
                 }
                 AstKind::Function(f) if f.r#type == FunctionType::FunctionDeclaration => {
@@ -189,6 +208,7 @@ fn candidates(source: &str, coverage: &Coverage) -> Option<Vec<Candidate>> {
                         end,
                         node: "FunctionDeclaration",
                         block_start: None,
+                        header: None,
                     });
                 }
                 _ => {}

@@ -108,6 +108,7 @@ impl ProgramTransformation for AddUnusedParameter {
                             name: fresh,
                             value: "undefined".into(),
                         }),
+                        breakability_may_change: Vec::new(),
                     });
                 }
                 Err(e) => last = e,
