@@ -49,29 +49,34 @@ pub async fn prepared_of(r: &RunRecord, db: &str) -> anyhow::Result<Prepared> {
     subjects::prepare_one(&cache, &file, &r.subject.name, &recipe).await
 }
 
+/// Writes stored scripts (`[{name, text}]`) under `dir`, each as
+/// `<dir>/<index>/<name>`, and returns their canonical paths in order. The
+/// stored name is the file name the run saw (the cache's `<i>-<name>`): it
+/// is kept as it is, so the replay's traces name the scripts alike.
+fn write_scripts(dir: &std::path::Path, list: &serde_json::Value) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for (i, s) in list.as_array().into_iter().flatten().enumerate() {
+        let name = s["name"].as_str().context("a stored script without a name")?;
+        let path = dir.join(i.to_string()).join(name);
+        std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
+        std::fs::write(&path, s["text"].as_str().unwrap_or(""))?;
+        out.push(std::fs::canonicalize(&path)?);
+    }
+    Ok(out)
+}
+
 /// A JavaScript subject from the run's stored scripts, written under the
 /// JavaScript cache (`<cache>/replay/<subject hash>/`).
 fn js_prepared_of(r: &RunRecord, text: &str, db: &str) -> anyhow::Result<Prepared> {
     let dir = subjects::js_cache_dir(db).join("replay").join(&r.subject.hash);
-    let write = |sub: &str, list: &serde_json::Value| -> anyhow::Result<Vec<std::path::PathBuf>> {
-        let mut out = Vec::new();
-        for (i, s) in list.as_array().into_iter().flatten().enumerate() {
-            let name = s["name"].as_str().context("a stored script without a name")?;
-            let path = dir.join(sub).join(format!("{i}-{name}"));
-            std::fs::create_dir_all(path.parent().unwrap_or(&dir))?;
-            std::fs::write(&path, s["text"].as_str().unwrap_or(""))?;
-            out.push(std::fs::canonicalize(&path)?);
-        }
-        Ok(out)
-    };
     std::fs::create_dir_all(&dir)?;
     let source = dir.join(&r.subject.source_name);
     std::fs::write(&source, text)?;
     let syntax = doppel_lang::js::JsSyntax::parse(text);
     let mut subject = r.subject.clone();
     subject.source = std::fs::canonicalize(&source)?;
-    subject.prelude = write("prelude", &r.config["scripts"]["prelude"])?;
-    subject.epilogue = write("epilogue", &r.config["scripts"]["epilogue"])?;
+    subject.prelude = write_scripts(&dir.join("prelude"), &r.config["scripts"]["prelude"])?;
+    subject.epilogue = write_scripts(&dir.join("epilogue"), &r.config["scripts"]["epilogue"])?;
     Ok(Prepared {
         subject,
         source_text: text.to_string(),
@@ -232,4 +237,25 @@ async fn replay_debuginfo(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Re
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replayed_scripts_keep_the_stored_file_names() {
+        let d = tempfile::tempdir().unwrap();
+        let list = serde_json::json!([
+            {"name": "0-doppel-determinism.js", "text": "1;"},
+            {"name": "1-assert.js", "text": "2;"},
+        ]);
+        let paths = write_scripts(d.path(), &list).unwrap();
+        let names: Vec<String> = paths
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["0-doppel-determinism.js", "1-assert.js"]);
+        assert_eq!(std::fs::read_to_string(&paths[1]).unwrap(), "2;");
+    }
 }
