@@ -131,6 +131,15 @@ pub trait Debugger: Send {
     /// warm and loads the program, not yet running. `Failed` on error.
     async fn load(&mut self, subject: &Subject) -> Output;
 
+    /// A hint that a later `load` (usually the one after the next) will be
+    /// of `subject`: a warm backend may launch it in the background while
+    /// the current run goes on, so that `load` only adopts it. A wrong hint
+    /// costs background work, never a result: a `load` of another subject
+    /// discards what was prepared. The default ignores the hint.
+    fn preload(&mut self, subject: &Subject) {
+        let _ = subject;
+    }
+
     /// Sets a breakpoint at `at` (file and line; column if the backend
     /// supports columns). Answers `BreakpointSet` with the resolved location,
     /// or `resolved: None` with the debugger's message when it rejected it.

@@ -272,3 +272,56 @@ async fn one_warm_adapter_serves_many_runs() {
     }
     d.shutdown().await;
 }
+
+/// Preloading (server mode): a hinted run is launched in the background and
+/// adopted by its `load`, and behaves as a plain run; a wrong hint is
+/// discarded and the run of the other program is launched as usual.
+#[tokio::test]
+async fn preloaded_runs_are_adopted_and_wrong_hints_are_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = compile(dir.path(), "prog.c", PROG);
+    let other = tempfile::tempdir().unwrap();
+    let b = compile(other.path(), "prog.c", PROG);
+    let mut d = Lldb::new(&cfg()).unwrap();
+    if !d.uses_server_mode() {
+        // lldb-dap 19 and older: one launch per adapter, no preloading.
+        assert!(
+            d.capabilities()
+                .notes
+                .iter()
+                .any(|n| n.contains("one launch per adapter"))
+        );
+        return;
+    }
+    // Run 1 hints run 2 (same program), run 2 hints b, run 3 loads a instead.
+    let plan = [(&a, Some(&a)), (&a, Some(&b)), (&a, None), (&b, None)];
+    let mut adopted = Vec::new();
+    for (run, (subject, hint)) in plan.iter().enumerate() {
+        if let Some(h) = hint {
+            d.preload(h);
+        }
+        assert!(matches!(d.load(subject).await, Output::Finished { .. }), "run {run}");
+        d.set_breakpoint(&Location::line("prog.c", CALL_LINE)).await;
+        let st = d.start().await;
+        assert_eq!(paused(&st).location.line, CALL_LINE, "run {run}: {st:?}");
+        assert!(matches!(d.exec(ExecAction::StepIn).await.paused(), Some(p) if p.location.line == SQUARE_BODY));
+        d.remove_breakpoint(&Location::line("prog.c", CALL_LINE)).await;
+        assert_eq!(
+            d.exec(ExecAction::Resume).await,
+            Output::Finished {
+                exit_code: Some(3),
+                signal: None
+            },
+            "run {run}"
+        );
+        let t = d.take_transcript();
+        adopted.push(t.iter().any(|m| m.text.contains("adopted the run launched ahead")));
+        d.reset().await;
+    }
+    // Run 2 adopts the preload of a; run 3 loads a while b was launched
+    // ahead (discarded); the hint b stays, so b is launched again after run
+    // 3's load and run 4 adopts it.
+    assert_eq!(adopted, [false, true, false, true]);
+    assert!(d.server_pids().len() <= MAX_SERVERS);
+    d.shutdown().await;
+}

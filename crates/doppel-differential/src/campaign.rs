@@ -218,10 +218,19 @@ pub async fn run_campaign(
     let workers = pools.into_iter().map(|mut dbg| {
         let (queue, stats) = (&queue, &stats);
         async move {
+            // Each worker holds the next item too, so its debuggers can
+            // prepare that run while this one goes on (Debugger::preload).
+            let mut next = queue.lock().await.pop_front();
             loop {
-                let Some((p, seed)) = queue.lock().await.pop_front() else {
+                let Some((p, seed)) = next.take() else {
                     break;
                 };
+                next = queue.lock().await.pop_front();
+                if let Some((n, _)) = &next {
+                    for d in dbg.iter_mut() {
+                        d.preload(&n.subject);
+                    }
+                }
                 let record = run_one(spec, &p, seed, &mut dbg).await;
                 let class = record.verdict.finding().map(|f| f.class.to_string());
                 let verdict = record.verdict.name().to_string();

@@ -48,6 +48,17 @@
 //!   mostly its embedded Python, is off the critical path), but every run
 //!   re-reads the C library's debug info.
 //!
+//! *Preloading* (server mode): after a `load`, the subject named by the last
+//! [`Debugger::preload`] hint is launched in the background on another idle
+//! server of the pool (connect, `initialize`, `launch`, up to the
+//! `initialized` event, which lldb-dap 22 sends once it has created the
+//! target and started the program, stopped before `main`, under
+//! lldb-server: ~46 ms of a ~85 ms run). The next `load` of that binary
+//! adopts the session; a `load` of another binary disconnects it
+//! (`terminateDebuggee`) in the background. The program waits, stopped,
+//! until `configurationDone`, so a preloaded run behaves as a plain one;
+//! its resource limits are applied when it is adopted.
+//!
 //! `warm = false` starts a fresh adapter over stdio on every `load`, as
 //! DBDB's implementation does.
 //!
@@ -93,8 +104,11 @@ pub const SERVER_RECYCLE_SESSIONS: u32 = 500;
 /// Adapter servers kept warm at most. After `disconnect`, lldb-dap 22 spends
 /// ~170 ms tearing the session down and serves no other session meanwhile
 /// (measured: the next session's launch waits for it), so the next run goes
-/// to an idle server of the pool; three cover a run as short as ~60 ms.
-pub const MAX_SERVERS: usize = 3;
+/// to an idle server of the pool. With runs of ~50 ms, two or three servers
+/// are tearing down at any time, one serves the run and one holds the
+/// preloaded next run: with three, preloads found no idle server in three
+/// runs out of four (measured on the bundled corpus); six leave room.
+pub const MAX_SERVERS: usize = 6;
 /// Longest wait for a clean `disconnect` at the end of a run in server mode;
 /// after it the server is killed.
 const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -158,6 +172,16 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
         protocol: "DAP".into(),
         executable: exe.display().to_string(),
     })
+}
+
+/// A run launched ahead of its `load` (see the module documentation).
+struct Preloaded {
+    /// The binary it launched.
+    binary: PathBuf,
+    /// The pid of the server it runs on.
+    server_pid: u32,
+    /// The session and the `launch` request's seq, once `initialized` came.
+    task: JoinHandle<Result<(Session, i64), String>>,
 }
 
 struct Session {
@@ -294,23 +318,90 @@ fn listening_port(line: &str) -> Option<u16> {
 
 /// A new session on the server: connect and initialize.
 async fn connect(server: &Server, cfg: &DebuggerConfig) -> Result<Session, String> {
-    let stream = server
+    let stream = open_stream(server, cfg)?;
+    session_on(stream, server, cfg).await
+}
+
+/// A connection to `server` (inside its network namespace).
+fn open_stream(server: &Server, cfg: &DebuggerConfig) -> Result<std::net::TcpStream, String> {
+    server
         .guard
         .connect_loopback(server.port, cfg.action_timeout)
         .and_then(|s| {
             s.set_nodelay(true)?;
             s.set_nonblocking(true)?;
-            tokio::net::TcpStream::from_std(s)
+            Ok(s)
         })
-        .map_err(|e| format!("connecting to the adapter server on port {}: {e}", server.port))?;
+        .map_err(|e| format!("connecting to the adapter server on port {}: {e}", server.port))
+}
+
+/// A DAP session over `stream`, initialized.
+async fn session_on(stream: std::net::TcpStream, server: &Server, cfg: &DebuggerConfig) -> Result<Session, String> {
+    session_over(stream, server.stderr.clone(), cfg.action_timeout).await
+}
+
+async fn session_over(
+    stream: std::net::TcpStream,
+    stderr: super::StderrTail,
+    timeout: Duration,
+) -> Result<Session, String> {
+    let stream =
+        tokio::net::TcpStream::from_std(stream).map_err(|e| format!("connecting to the adapter server: {e}"))?;
     let (reader, writer) = stream.into_split();
-    let mut dap = DapClient::new(writer, reader, cfg.action_timeout);
+    let mut dap = DapClient::new(writer, reader, timeout);
     initialize(&mut dap).await?;
     Ok(Session {
         guard: None,
         dap,
-        stderr: server.stderr.clone(),
+        stderr,
     })
+}
+
+/// The `launch` request's arguments for `subject`.
+fn launch_args(subject: &Subject, cfg: &DebuggerConfig) -> Result<Json, String> {
+    let bin = subject
+        .binary
+        .as_ref()
+        .ok_or_else(|| format!("{} has no binary", subject.name))?;
+    let cwd = bin.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
+    Ok(json!({
+        "program": bin, "args": [], "cwd": cwd, "stopOnEntry": false, "env": [format!("PWD={cwd}")],
+        "initCommands": init_commands(cfg),
+    }))
+}
+
+/// Sends `launch` and waits for `initialized`; returns the launch's seq.
+///
+/// Errors: the launch failed (the adapter's message), or the DAP error.
+async fn send_launch(dap: &mut DapClient, args: Json) -> Result<i64, Result<String, DapError>> {
+    let seq = dap.send("launch", Some(args)).await.map_err(Err)?;
+    let m = dap
+        .wait_for("initialized or a failed launch", |m| {
+            (m["type"] == "event" && m["event"] == "initialized")
+                || (m["type"] == "response" && m["request_seq"] == seq && m["success"] == false)
+        })
+        .await
+        .map_err(Err)?;
+    if m["type"] == "response" {
+        return Err(Ok(format!("launch failed: {}", m["message"].as_str().unwrap_or("?"))));
+    }
+    Ok(seq)
+}
+
+/// The background part of a preload: a session on the server behind
+/// `stream`, with `subject` launched.
+async fn preload_session(
+    stream: std::net::TcpStream,
+    stderr: super::StderrTail,
+    args: Json,
+    timeout: Duration,
+) -> Result<(Session, i64), String> {
+    let mut s = session_over(stream, stderr, timeout).await?;
+    match send_launch(&mut s.dap, args).await {
+        Ok(seq) => Ok((s, seq)),
+        Err(Ok(msg)) => Err(msg),
+        Err(Err(e)) => Err(e.to_string()),
+    }
 }
 
 /// The LLDB backend. See the module documentation.
@@ -325,6 +416,9 @@ pub struct Lldb {
     current: Option<usize>,
     session: Option<Session>,
     spare: Option<JoinHandle<Result<Session, String>>>,
+    /// The subject of the last preload hint, and the run launched for it.
+    next: Option<Subject>,
+    preloaded: Option<Preloaded>,
     inferior_pid: Option<u32>,
     transcript: Vec<RawMessage>,
     subject: Option<Subject>,
@@ -355,6 +449,8 @@ impl Lldb {
             current: None,
             session: None,
             spare: None,
+            next: None,
+            preloaded: None,
             inferior_pid: None,
             transcript: Vec::new(),
             subject: None,
@@ -583,34 +679,126 @@ impl Lldb {
     }
 
     async fn launch(&mut self, subject: &Subject) -> Result<(), Fail> {
-        let bin = subject
-            .binary
-            .as_ref()
-            .ok_or_else(|| Fail::Protocol(format!("{} has no binary", subject.name)))?;
-        let cwd = bin.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
-        let launch = json!({
-            "program": bin, "args": [], "cwd": cwd, "stopOnEntry": false, "env": [format!("PWD={cwd}")],
-            "initCommands": init_commands(&self.cfg),
-        });
-        let dap = self.dap()?;
-        let seq = dap.send("launch", Some(launch)).await;
-        let seq = seq.map_err(|e| self.fail(e))?;
-        self.launch_seq = Some(seq);
-        let r = self.dap()?.wait_for("initialized or a failed launch", |m| {
-            (m["type"] == "event" && m["event"] == "initialized")
-                || (m["type"] == "response" && m["request_seq"] == seq && m["success"] == false)
-        });
-        let m = r.await.map_err(|e| self.fail(e))?;
-        if m["type"] == "response" {
-            return Err(Fail::Protocol(format!(
-                "launch failed: {}",
-                m["message"].as_str().unwrap_or("?")
-            )));
+        let args = launch_args(subject, &self.cfg).map_err(Fail::Protocol)?;
+        let r = send_launch(self.dap()?, args).await;
+        match r {
+            Ok(seq) => self.launch_seq = Some(seq),
+            Err(Ok(msg)) => return Err(Fail::Protocol(msg)),
+            Err(Err(e)) => return Err(self.fail(e)),
         }
         // lldb-dap 19 has launched the program by now; 22 launches it at
         // configurationDone (see `start`).
         self.limit_inferior(false).await;
         Ok(())
+    }
+
+    /// The preloaded run of `subject`, if one was launched for its binary:
+    /// its session becomes the current one. A preload of another binary is
+    /// discarded (disconnected in the background). `None` when there is
+    /// nothing to adopt, or the preload failed (the next steps launch as
+    /// usual).
+    async fn adopt_preloaded(&mut self, subject: &Subject) -> Option<()> {
+        let p = self.preloaded.take()?;
+        let same = subject.binary.as_ref() == Some(&p.binary);
+        let index = self.servers.iter().position(|s| s.guard.pid() == p.server_pid);
+        if !same {
+            let idle = index.map(|i| (self.servers[i].idle.clone(), self.servers[i].healthy.clone()));
+            tokio::spawn(async move {
+                if let Ok(Ok((mut s, _))) = p.task.await {
+                    let _ = tokio::time::timeout(
+                        DISCONNECT_TIMEOUT,
+                        s.dap.request("disconnect", json!({"terminateDebuggee": true})),
+                    )
+                    .await;
+                    let closed = s.dap.drain_until_closed(DISCONNECT_TIMEOUT).await;
+                    if let Some((idle, healthy)) = idle {
+                        if closed {
+                            idle.store(true, Ordering::SeqCst);
+                        } else {
+                            healthy.store(false, Ordering::SeqCst);
+                        }
+                    }
+                } else if let Some((_, healthy)) = idle {
+                    healthy.store(false, Ordering::SeqCst);
+                }
+            });
+            return None;
+        }
+        let Some(i) = index else {
+            p.task.abort();
+            return None;
+        };
+        match p.task.await {
+            Ok(Ok((session, seq))) => {
+                self.session = Some(session);
+                self.current = Some(i);
+                self.launch_seq = Some(seq);
+                self.transcript.push(RawMessage::received(
+                    "[doppel] adopted the run launched ahead of this load (preload)",
+                ));
+                self.limit_inferior(false).await;
+                Some(())
+            }
+            Ok(Err(e)) => {
+                self.transcript.push(RawMessage::received(format!(
+                    "[doppel] preload failed, launching again: {e}"
+                )));
+                self.servers[i].healthy.store(false, Ordering::SeqCst);
+                None
+            }
+            Err(e) => {
+                self.transcript
+                    .push(RawMessage::received(format!("[doppel] preload task failed: {e}")));
+                self.servers[i].healthy.store(false, Ordering::SeqCst);
+                None
+            }
+        }
+    }
+
+    /// Launches the hinted next subject on another idle server of the pool
+    /// (starting one while the pool is not full), in the background.
+    async fn start_preload(&mut self) {
+        if !self.server_mode || self.preloaded.is_some() {
+            return;
+        }
+        let Some(next) = self.next.clone() else { return };
+        let Some(binary) = next.binary.clone() else { return };
+        let Ok(args) = launch_args(&next, &self.cfg) else {
+            return;
+        };
+        let current_pid = self.current_server().map(|s| s.guard.pid());
+        let mut pick = self
+            .servers
+            .iter_mut()
+            .position(|s| Some(s.guard.pid()) != current_pid && s.idle.load(Ordering::SeqCst) && s.usable());
+        if pick.is_none() && self.servers.len() < MAX_SERVERS {
+            match start_server(&self.exe, &self.cfg).await {
+                Ok(server) => {
+                    self.servers.push(server);
+                    pick = Some(self.servers.len() - 1);
+                }
+                Err(_) => return,
+            }
+        }
+        let Some(i) = pick else { return };
+        let server = &mut self.servers[i];
+        let Ok(stream) = open_stream(server, &self.cfg) else {
+            server.healthy.store(false, Ordering::SeqCst);
+            return;
+        };
+        server.sessions += 1;
+        server.idle.store(false, Ordering::SeqCst);
+        let task = tokio::spawn(preload_session(
+            stream,
+            server.stderr.clone(),
+            args,
+            self.cfg.action_timeout,
+        ));
+        self.preloaded = Some(Preloaded {
+            binary,
+            server_pid: server.guard.pid(),
+            task,
+        });
     }
 
     /// Puts the resource limits on the program, once its pid is known from
@@ -909,6 +1097,13 @@ impl Debugger for Lldb {
         self.subject = Some(subject.clone());
         self.lines.clear();
         self.output.clear();
+        if self.adopt_preloaded(subject).await.is_some() {
+            self.start_preload().await;
+            return Output::Finished {
+                exit_code: None,
+                signal: None,
+            };
+        }
         match self.new_session().await {
             Ok(s) => self.session = Some(s),
             Err(e) => {
@@ -937,9 +1132,16 @@ impl Debugger for Lldb {
             }
         }
         self.spawn_spare();
+        self.start_preload().await;
         Output::Finished {
             exit_code: None,
             signal: None,
+        }
+    }
+
+    fn preload(&mut self, subject: &Subject) {
+        if self.server_mode {
+            self.next = Some(subject.clone());
         }
     }
 
@@ -1043,6 +1245,10 @@ impl Debugger for Lldb {
     async fn shutdown(&mut self) {
         self.end_session().await;
         self.kill();
+        self.next = None;
+        if let Some(p) = self.preloaded.take() {
+            p.task.abort();
+        }
         for mut server in self.servers.drain(..) {
             server.guard.kill_tree();
         }
