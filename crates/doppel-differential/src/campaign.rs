@@ -221,10 +221,7 @@ pub async fn run_campaign(
             // Each worker holds the next item too, so its debuggers can
             // prepare that run while this one goes on (Debugger::preload).
             let mut next = queue.lock().await.pop_front();
-            loop {
-                let Some((p, seed)) = next.take() else {
-                    break;
-                };
+            while let Some((p, seed)) = next.take() {
                 next = queue.lock().await.pop_front();
                 if let Some((n, _)) = &next {
                     for d in dbg.iter_mut() {
