@@ -174,8 +174,9 @@ fn add(stmt: Node, lines: &[&str], out: &mut BTreeSet<u32>) {
     }
 }
 
-/// Whether `text` is blank space and complete `/* */` comments only.
-fn only_blank_and_comments(mut text: &str) -> bool {
+/// Whether `text` is blank space and complete `/* */` comments only (also
+/// the rule for Rust lines, `crate::rust::statements`).
+pub(crate) fn only_blank_and_comments(mut text: &str) -> bool {
     loop {
         text = text.trim_start();
         if text.is_empty() {

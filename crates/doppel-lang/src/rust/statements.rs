@@ -28,6 +28,7 @@
 //! Unlike C (`c::statements`), there are no labels to care about: Rust's
 //! labels belong to loops and blocks, which are expressions.
 
+use crate::c::statements::only_blank_and_comments;
 use std::collections::BTreeSet;
 use tree_sitter::{Node, Parser};
 
@@ -166,21 +167,6 @@ fn qualifies(item: Node, lines: &[&str]) -> bool {
     let pos = item.start_position();
     let Some(line) = lines.get(pos.row) else { return false };
     line.get(..pos.column).is_some_and(only_blank_and_comments)
-}
-
-/// Whether `text` is blank space and complete `/* */` comments only.
-fn only_blank_and_comments(mut text: &str) -> bool {
-    loop {
-        text = text.trim_start();
-        if text.is_empty() {
-            return true;
-        }
-        let Some(rest) = text.strip_prefix("/*") else {
-            return false;
-        };
-        let Some(end) = rest.find("*/") else { return false };
-        text = &rest[end + 2..];
-    }
 }
 
 #[cfg(test)]
