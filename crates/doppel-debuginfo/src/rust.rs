@@ -92,24 +92,9 @@ pub fn is_rust_source(path: &Path) -> bool {
 /// The `.rs` files under `paths` (files taken as they are, directories
 /// walked), sorted, without the barrier crate [`BARRIER_CRATE`].
 pub fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
-        if p.is_dir() {
-            if let Ok(rd) = std::fs::read_dir(p) {
-                for e in rd.flatten() {
-                    walk(&e.path(), out);
-                }
-            }
-        } else if is_rust_source(p) && p.file_name().is_none_or(|n| n != BARRIER_CRATE) {
-            out.push(p.to_path_buf());
-        }
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        walk(p, &mut out);
-    }
-    out.sort();
-    out.dedup();
-    out
+    doppel_lang::c::discover_where(paths, &|p| {
+        is_rust_source(p) && p.file_name().is_none_or(|n| n != BARRIER_CRATE)
+    })
 }
 
 /// rustc's `-C opt-level` for a level of the campaign (`O1`, `-O2`, `Og`).

@@ -8,19 +8,21 @@ use doppel_debuginfo::toolchain::{Compiler, Family};
 use doppel_debuginfo::{CheckVerdict, VarKind};
 use std::path::Path;
 
-/// Figure 10, as in `corpus/debuginfo/paper/fig10-rust/main.rs` (the
-/// barrier crate is passed as `lib` too).
-const FIG10: &str = "fn main() {
-    let mut counter = 0;
-    {
-        let mut tick = || counter += 1;
-        tick();
-        tick();
-        lib::opt_me_not();
-    }
-    assert_eq!(counter, 2);
+/// Figure 10 (`corpus/debuginfo/paper/fig10-rust/main.rs`; the barrier
+/// crate is passed as `lib` too).
+fn fig10() -> String {
+    corpus("paper/fig10-rust/main.rs")
 }
-";
+
+/// A program of the bundled debuginfo corpus.
+fn corpus(path: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../corpus/debuginfo")
+            .join(path),
+    )
+    .unwrap()
+}
 
 /// Every value is used after the last line, so it is live everywhere.
 const TRIVIAL: &str = "fn main() {
@@ -59,7 +61,7 @@ async fn setup(
 
 #[tokio::test]
 async fn figure_10_has_references_and_every_pair_a_verdict() {
-    let (_dir, program, rustc, builder, mut dbgs) = setup(FIG10).await;
+    let (_dir, program, rustc, builder, mut dbgs) = setup(&fig10()).await;
     let refs = rust::prepare(&program, &rustc, &builder, &mut dbgs, 0, 1)
         .await
         .unwrap();

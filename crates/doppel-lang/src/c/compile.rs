@@ -236,25 +236,30 @@ async fn compiler_version(compiler: &Path) -> String {
 /// The `.c` files under `paths` (files are taken as they are if they end in
 /// `.c`; directories are searched recursively), sorted and deduplicated.
 pub fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
+    discover_where(paths, &|p| p.extension().is_some_and(|e| e == "c"))
+}
+
+/// The files under `paths` that `keep` accepts (files taken as they are,
+/// directories searched recursively), sorted and deduplicated.
+pub fn discover_where(paths: &[PathBuf], keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    fn walk(p: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+        if p.is_dir() {
+            if let Ok(rd) = std::fs::read_dir(p) {
+                for e in rd.flatten() {
+                    walk(&e.path(), keep, out);
+                }
+            }
+        } else if keep(p) {
+            out.push(p.to_path_buf());
+        }
+    }
     let mut out = Vec::new();
     for p in paths {
-        walk(p, &mut out);
+        walk(p, keep, &mut out);
     }
     out.sort();
     out.dedup();
     out
-}
-
-fn walk(p: &Path, out: &mut Vec<PathBuf>) {
-    if p.is_dir() {
-        if let Ok(rd) = std::fs::read_dir(p) {
-            for e in rd.flatten() {
-                walk(&e.path(), out);
-            }
-        }
-    } else if p.extension().is_some_and(|e| e == "c") {
-        out.push(p.to_path_buf());
-    }
 }
 
 #[cfg(test)]

@@ -15,5 +15,5 @@ pub mod transform;
 pub mod ts_scope;
 pub mod writes;
 
-pub use compile::{BuildCache, BuildError, BuildRecipe, cache_root, discover};
+pub use compile::{BuildCache, BuildError, BuildRecipe, cache_root, discover, discover_where};
 pub use syntax::CSyntax;
