@@ -186,3 +186,24 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
         "the comment line's breakpoint slides to line 6: {stdout}"
     );
 }
+
+#[test]
+fn prelude_files_keep_a_stored_index_prefix() {
+    // The corpus stores test262's harness as `1-assert.js`, and the traces
+    // name it so; the reproducer must not call it `1-1-assert.js`.
+    let mut r = run();
+    r.config["scripts"]["prelude"] = serde_json::json!([
+        {"name": "0-doppel-determinism.js", "text": "globalThis.__prelude_ran = 1;\n"},
+        {"name": "1-assert.js", "text": "var assert = 1;\n"},
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
+    let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(
+        page.contains("\"prelude/0-doppel-determinism.js\"") && page.contains("\"prelude/1-assert.js\""),
+        "{page}"
+    );
+    assert!(files.iter().any(|p| p.ends_with("prelude/1-assert.js")), "{files:?}");
+    let loader = std::fs::read_to_string(dir.path().join("loader.js")).unwrap();
+    assert!(!loader.contains("1-1-assert.js"), "{loader}");
+}
