@@ -149,13 +149,13 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
         "only the program's frames: {stdout}"
     );
     assert!(after("=== [2] step_in").starts_with("paused @ prog.js:"), "{stdout}");
-    assert_eq!(after("=== [3] resume"), "finished", "{stdout}");
+    assert_eq!(after("=== [3] resume"), "finished (exit 0)", "{stdout}");
 }
 
 #[test]
 fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
-    // V8 resolves a breakpoint set by URL only when the script is parsed, so
-    // a run that ended in the breakpoint phase starts the program to show it.
+    // As doppel's Node backend, the script sets breakpoints while paused
+    // before the source runs (the source is parsed), so V8 answers at once.
     let mut r = run_of(1);
     let at = Location::line("prog.js", 5);
     r.verdict = Verdict::Divergence(doppel_core::Finding {
@@ -172,19 +172,105 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
         line: Some(5),
         detail: "node: breakpoint at prog.js:6:1; firefox: rejected".into(),
     });
+    let stdout = replay(&r);
+    assert!(
+        answer(&stdout, "=== [0] set_breakpoint @ prog.js:5 ===  <-- divergence")
+            .starts_with("breakpoint @ prog.js:6:"),
+        "the comment line's breakpoint slides to line 6: {stdout}"
+    );
+}
+
+/// The run `run_of(0)` with `source` as its program and `actions` as the
+/// node trace's actions (each answered `Finished` in the stored trace; the
+/// reproducer asks node anew).
+fn run_with(source: &str, actions: &[Action]) -> RunRecord {
+    let mut r = run_of(0);
+    r.config["source_text"] = serde_json::Value::String(source.into());
+    r.traces.truncate(1);
+    r.debuggers.truncate(1);
+    r.traces[0].events = actions
+        .iter()
+        .flat_map(|a| {
+            [
+                Event {
+                    t_ms: 0.0,
+                    kind: EventKind::Action(a.clone()),
+                    raw: vec![],
+                },
+                Event {
+                    t_ms: 0.0,
+                    kind: EventKind::Output(Output::Finished {
+                        exit_code: None,
+                        signal: None,
+                    }),
+                    raw: vec![],
+                },
+            ]
+        })
+        .collect();
+    r
+}
+
+/// Writes the reproducer of `r` and runs its CDP script with the real node;
+/// returns its stdout (the script must exit 0).
+fn replay(r: &RunRecord) -> String {
     let dir = tempfile::tempdir().unwrap();
-    doppel_differential::repro::write(&r, dir.path()).unwrap();
+    doppel_differential::repro::write(r, dir.path()).unwrap();
     let out = std::process::Command::new("timeout")
         .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
         .current_dir(dir.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(
-        stdout.contains("breakpoint requested @ prog.js:5 resolved @ prog.js:6:"),
-        "the comment line's breakpoint slides to line 6: {stdout}"
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
+
+/// The line after the header line `marker` in the script's output.
+fn answer<'a>(stdout: &'a str, marker: &str) -> &'a str {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| *l == marker)
+        .unwrap_or_else(|| panic!("no line {marker:?} in {stdout}"));
+    lines.get(i + 1).copied().unwrap_or("")
+}
+
+#[test]
+fn a_breakpoint_keeps_its_column() {
+    // Two statements on one line: doppel's Node backend requests column 12
+    // (`let b`), and V8 resolves the breakpoint in the second statement; a
+    // request without the column would resolve to the first one (1:9).
+    let at = Location {
+        file: "prog.js".into(),
+        line: 1,
+        column: Some(12),
+    };
+    let r = run_with(
+        "let a = 1; let b = 2;\nconsole.log(a + b);\n",
+        &[Action::SetBreakpoint { at: at.clone() }, Action::Start],
     );
+    let stdout = replay(&r);
+    let set = answer(&stdout, "=== [0] set_breakpoint @ prog.js:1:12 ===");
+    let column: u32 = set
+        .strip_prefix("breakpoint @ prog.js:1:")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(column >= 12, "resolved in the first statement: {stdout}");
+    assert!(
+        answer(&stdout, "=== [1] start ===").starts_with(&format!("paused @ prog.js:1:{column} ")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_node_that_dies_is_reported_with_its_signal() {
+    // The program kills node (as V8 did in runs 11276, 12126 and 12594 with
+    // SIGSEGV and SIGTRAP): the script says so instead of timing out.
+    let r = run_with("process.kill(process.pid, 'SIGKILL');\n", &[Action::Start]);
+    let stdout = replay(&r);
+    assert_eq!(answer(&stdout, "=== [0] start ==="), "finished (SIGKILL)", "{stdout}");
 }
 
 #[test]

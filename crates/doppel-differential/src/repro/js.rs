@@ -5,8 +5,10 @@
 //! - `loader.js`: runs them as classic scripts in one global in Node, as the
 //!   Node backend does (`vm.runInThisContext`);
 //! - `repro-cdp.mjs`: replays the run's actions against Node's inspector (V8)
-//!   over the Chrome DevTools Protocol and prints every resolved breakpoint
-//!   and pause (location, call stack, locals), no doppel needed;
+//!   over the Chrome DevTools Protocol, with the requests doppel's Node
+//!   backend sends (see [`CDP_SCRIPT`]), and prints every resolved
+//!   breakpoint and pause (location, call stack, locals) and how node ended
+//!   (exit code or signal), no doppel needed;
 //! - `run.sh` and a README with the same actions as DevTools steps for
 //!   Chromium and Firefox, and what each debugger answered.
 
@@ -27,8 +29,12 @@ fn devtools_key(e: ExecAction) -> &'static str {
 
 fn cdp_kind(a: &Action) -> serde_json::Value {
     match a {
-        Action::SetBreakpoint { at } => serde_json::json!({"kind": "set_breakpoint", "line": at.line}),
-        Action::RemoveBreakpoint { at } => serde_json::json!({"kind": "remove_breakpoint", "line": at.line}),
+        Action::SetBreakpoint { at } => {
+            serde_json::json!({"kind": "set_breakpoint", "line": at.line, "column": at.column})
+        }
+        Action::RemoveBreakpoint { at } => {
+            serde_json::json!({"kind": "remove_breakpoint", "line": at.line, "column": at.column})
+        }
         Action::Start => serde_json::json!({"kind": "start"}),
         Action::Exec { exec } => serde_json::json!({"kind": match exec {
             ExecAction::Resume => "resume",
@@ -176,11 +182,29 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
 }
 
 /// The CDP replay script; `__SOURCE__`, `__ACTIONS__` and `__DIVERGENCE__`
-/// are filled in.
-const CDP_SCRIPT: &str = r#"// Replays a doppel run against Node's inspector (V8) over the Chrome DevTools Protocol.
+/// are filled in. It drives node the way doppel's Node backend does
+/// (`doppel-debuggers` `backend/node.rs`), because V8's answers depend on it:
+/// the breakpoints are set while the program is paused at the
+/// `beforeScriptExecution` instrumentation breakpoint before the source
+/// (removed there), by the source's exact URL and with the requested column,
+/// and `start` is `Debugger.pause` + `Debugger.resume`. Setting them before
+/// the script is parsed instead gave other answers: V8 crashed on doppel's
+/// sequence (runs 11276, 12126, 12594) and not on the simpler one.
+const CDP_SCRIPT: &str = r#"// Replays a doppel run against Node's inspector (V8) over the Chrome DevTools Protocol,
+// with the same CDP requests as doppel's Node backend:
+//  - node --inspect-brk=127.0.0.1:0 loader.js; Runtime.enable, Debugger.enable,
+//    Runtime.runIfWaitingForDebugger, the "Break on start" pause; blackboxing of node's internals
+//    and the loader; Debugger.setInstrumentationBreakpoint(beforeScriptExecution);
+//  - resumed until the instrumentation pause before the source (the prelude has run, the source
+//    is parsed), where the instrumentation breakpoint is removed;
+//  - set_breakpoint: Debugger.setBreakpointByUrl with the source's URL, the line and, when the run
+//    gave one, the column; remove_breakpoint: Debugger.removeBreakpoint;
+//  - start: Debugger.pause + Debugger.resume (a step onto the first statement), then one more
+//    Debugger.resume unless that pause is at a breakpoint; resume/step: Debugger.resume/stepInto/...
+// A node that dies is reported with its exit code or signal, as doppel reports it.
 // Usage: node --experimental-websocket repro-cdp.mjs   (Node 22+: the flag is not needed)
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -188,10 +212,14 @@ const SOURCE = __SOURCE__;
 const ACTIONS = __ACTIONS__;
 const DIVERGENCE = __DIVERGENCE__;
 const TIMEOUT_MS = 10000;
+const LOADER = path.join(here, 'loader.js');
 
-const child = spawn(process.execPath, ['--inspect-brk=127.0.0.1:0', path.join(here, 'loader.js')], {
+const child = spawn(process.execPath, ['--inspect-brk=127.0.0.1:0', LOADER], {
   stdio: ['ignore', 'inherit', 'pipe'],
 });
+let exit = null;
+const exited = new Promise((r) => child.on('exit', (code, signal) => { exit = { code, signal }; r(exit); }));
+const ended = () => (exit.signal ? `finished (${exit.signal})` : `finished (exit ${exit.code})`);
 const wsUrl = await new Promise((resolve, reject) => {
   let buf = '';
   const t = setTimeout(() => reject(new Error('node printed no inspector URL')), TIMEOUT_MS);
@@ -199,6 +227,10 @@ const wsUrl = await new Promise((resolve, reject) => {
     buf += d;
     const m = buf.match(/ws:\/\/\S+/);
     if (m) { clearTimeout(t); resolve(m[0]); }
+    // The program's own stderr (node's inspector lines left out).
+    for (const l of String(d).split('\n')) {
+      if (l && !/^(Debugger listening on|For help, see|Debugger attached|Waiting for the debugger|Debugger ending on)/.test(l)) process.stderr.write(l + '\n');
+    }
   });
 });
 const ws = new WebSocket(wsUrl);
@@ -207,25 +239,42 @@ let nextId = 0;
 const pending = new Map();
 const events = [];
 let wake = () => {};
+let closed = false;
 ws.addEventListener('message', (e) => {
   const m = JSON.parse(e.data);
   if (m.id !== undefined && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); return; }
   events.push(m);
   wake();
 });
+ws.addEventListener('close', () => {
+  closed = true;
+  for (const r of pending.values()) r({ error: { message: 'node closed the connection' } });
+  pending.clear();
+  wake();
+});
 const send = (method, params = {}) => new Promise((resolve) => {
+  if (closed) return resolve({ error: { message: 'node closed the connection' } });
   const id = ++nextId;
   pending.set(id, resolve);
   ws.send(JSON.stringify({ id, method, params }));
 });
+// The next event that satisfies pred; null when node closed the connection or after the timeout.
 async function nextEvent(pred) {
   const end = Date.now() + TIMEOUT_MS;
   for (;;) {
     const i = events.findIndex(pred);
     if (i >= 0) return events.splice(i, 1)[0];
-    if (Date.now() > end) return null;
+    if (closed || Date.now() > end) return null;
     await new Promise((r) => { wake = r; setTimeout(r, 50); });
   }
+}
+// After the connection closed or the program ended: node's exit, as doppel reports it.
+async function finish() {
+  ws.close();
+  const t = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+  await exited;
+  clearTimeout(t);
+  return ended();
 }
 const urls = new Map();
 function noteScripts() {
@@ -244,81 +293,110 @@ async function describePause(p) {
   const file = (u) => (u.startsWith('file://') ? fileURLToPath(u) : u);
   const ours = frames.filter((f) => {
     const u = file(urls.get(f.location.scriptId) || '');
-    return u.startsWith(here) && u !== path.join(here, 'loader.js');
+    return u.startsWith(here) && u !== LOADER;
   });
   const stack = ours.map((f) => f.functionName || '(anonymous)').join(' <- ');
   const vars = [];
   for (const s of frames[0].scopeChain) {
     if (s.type !== 'local' && s.type !== 'block') continue;
     const r = await send('Runtime.getProperties', { objectId: s.object.objectId, ownProperties: true });
-    for (const v of r.result.result || []) vars.push(`${v.name}=${v.value ? (v.value.description ?? String(v.value.value)) : '?'}`);
+    for (const v of r.result?.result || []) vars.push(`${v.name}=${v.value ? (v.value.description ?? String(v.value.value)) : '?'}`);
   }
   return `paused @ ${where(frames[0].location)} [${stack}] ${vars.join(' ')}`;
 }
 const isPause = (e) => e.method === 'Debugger.paused';
 const isEnd = (e) => e.method === 'Runtime.executionContextDestroyed';
-async function untilStop() {
-  // The first pause is Node's break on start: run on to the program.
+const resolved = new Map();   // breakpoint id -> the location V8 resolved it to
+const atBreakpoint = (e) => (e.params.hitBreakpoints || []).length > 0
+  || [...resolved.values()].some((l) => {
+    const top = e.params.callFrames[0].location;
+    return l.scriptId === top.scriptId && l.lineNumber === top.lineNumber && l.columnNumber === top.columnNumber;
+  });
+// Waits for the next pause in the program, or its end: { pause } or { end: text }.
+async function nextStop() {
   for (;;) {
     const e = await nextEvent((x) => isPause(x) || isEnd(x));
-    if (!e) return 'no answer (timeout)';
-    if (isEnd(e)) return 'finished';
+    if (!e) return { end: closed ? await finish() : 'no answer (timeout)' };
+    if (isEnd(e)) return { end: await finish() };
     noteScripts();
     const top = e.params.callFrames[0];
-    if (e.params.reason === 'Break on start' || !isSource(urls.get(top.location.scriptId) || '')) {
-      if (e.params.reason === 'Break on start' || (e.params.hitBreakpoints || []).length === 0) {
-        await send('Debugger.resume');
-        continue;
-      }
+    // Pauses outside the source without a breakpoint (node's internals, the loader) are not the program's.
+    if (!isSource(urls.get(top.location.scriptId) || '') && !atBreakpoint(e)) {
+      await send('Debugger.resume');
+      continue;
     }
-    return describePause(e);
+    return { pause: e };
   }
 }
+const answer = async (s) => (s.pause ? describePause(s.pause) : s.end);
 
 await send('Runtime.enable');
 await send('Debugger.enable');
+await send('Runtime.runIfWaitingForDebugger');
+await nextEvent(isPause);                                    // "Break on start" in loader.js
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+await send('Debugger.setBlackboxPatterns', { patterns: ['^node:', '^' + esc(pathToFileURL(LOADER).href) + '$'] });
+const instrumentation = await send('Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' });
+// Run the prelude; stop before the source runs (it is parsed, so breakpoints resolve at once).
+let sourceUrl = null;
+for (;;) {
+  await send('Debugger.resume');
+  const e = await nextEvent((x) => isPause(x) || isEnd(x));
+  if (!e || isEnd(e)) { await finish(); break; }
+  noteScripts();
+  const url = urls.get(e.params.data?.scriptId ?? e.params.callFrames[0].location.scriptId) || '';
+  if (e.params.reason === 'instrumentation' && isSource(url)) {
+    sourceUrl = url;
+    await send('Debugger.removeBreakpoint', { breakpointId: instrumentation.result.breakpointId });
+    break;
+  }
+}
+
 const ids = new Map();
-let running = false;
 for (const [i, a] of ACTIONS.entries()) {
   const mark = i === DIVERGENCE ? '  <-- divergence' : '';
-  console.log(`=== [${i}] ${a.kind}${a.line ? ' @ ' + SOURCE + ':' + a.line : ''} ===${mark}`);
-  let answer;
-  if (a.kind === 'set_breakpoint') {
-    const esc = SOURCE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const r = await send('Debugger.setBreakpointByUrl', { urlRegex: `(^|/)${esc}$`, lineNumber: a.line - 1, columnNumber: 0 });
-    if (r.error) { answer = `rejected: ${r.error.message}`; }
+  const at = a.line ? ` @ ${SOURCE}:${a.line}${a.column ? ':' + a.column : ''}` : '';
+  console.log(`=== [${i}] ${a.kind}${at} ===${mark}`);
+  const key = `${a.line}:${a.column ?? ''}`;
+  let text;
+  if (exit) {
+    text = sourceUrl ? ended() : `the program ended before the source ran (${ended()})`;
+  } else if (a.kind === 'set_breakpoint') {
+    const params = { url: sourceUrl, lineNumber: a.line - 1 };
+    if (a.column) params.columnNumber = a.column - 1;
+    const r = await send('Debugger.setBreakpointByUrl', params);
+    if (r.error) { text = `rejected: ${r.error.message}`; }
     else {
-      ids.set(a.line, r.result.breakpointId);
+      ids.set(key, r.result.breakpointId);
       const locs = r.result.locations;
-      answer = locs.length ? `breakpoint @ ${where(locs[0])}` : 'breakpoint set; resolved when the script is parsed';
+      if (locs.length) resolved.set(r.result.breakpointId, locs[0]);
+      text = locs.length ? `breakpoint @ ${where(locs[0])}` : `no code at or after line ${a.line}`;
     }
   } else if (a.kind === 'remove_breakpoint') {
-    const r = await send('Debugger.removeBreakpoint', { breakpointId: ids.get(a.line) });
-    answer = r.error ? `not removed: ${r.error.message}` : 'removed';
+    const id = ids.get(key);
+    const r = id ? await send('Debugger.removeBreakpoint', { breakpointId: id }) : { error: { message: 'no breakpoint was set there' } };
+    if (id) { ids.delete(key); resolved.delete(id); }
+    text = r.error ? `not removed: ${r.error.message}` : 'removed';
   } else if (a.kind === 'start') {
-    running = true;
-    await send('Runtime.runIfWaitingForDebugger');
-    answer = await untilStop();
+    // As doppel: resuming from the pause before the source would skip a breakpoint on its first
+    // statement, so step onto that statement first.
+    await send('Debugger.pause');
+    await send('Debugger.resume');
+    let s = await nextStop();
+    if (s.pause && !atBreakpoint(s.pause)) {
+      await send('Debugger.resume');
+      s = await nextStop();
+    }
+    text = await answer(s);
   } else {
     const method = { resume: 'Debugger.resume', step_in: 'Debugger.stepInto', step_over: 'Debugger.stepOver', step_out: 'Debugger.stepOut' }[a.kind];
     await send(method);
-    answer = await untilStop();
+    text = await answer(await nextStop());
   }
-  console.log(answer);
-  for (const e of events.filter((x) => x.method === 'Debugger.breakpointResolved')) console.log(`  (breakpoint resolved @ ${where(e.params.location)})`);
-  for (let k = events.length - 1; k >= 0; k--) if (events[k].method === 'Debugger.breakpointResolved') events.splice(k, 1);
+  console.log(text);
 }
-if (!running) {
-  // V8 resolves a breakpoint set by URL only when its script is parsed: start
-  // the program so that it says where the breakpoints of the run went.
-  console.log('(the run ended before the program started; starting it so that V8 resolves the breakpoints)');
-  await send('Runtime.runIfWaitingForDebugger');
-  await untilStop();
-  const line = new Map([...ids].map(([l, id]) => [id, l]));
-  for (const e of events.filter((x) => x.method === 'Debugger.breakpointResolved')) {
-    console.log(`  breakpoint requested @ ${SOURCE}:${line.get(e.params.breakpointId) ?? '?'} resolved @ ${where(e.params.location)}`);
-  }
+if (!exit) {
+  ws.close();
+  child.kill('SIGKILL');
 }
-ws.close();
-child.kill('SIGKILL');
 "#;
