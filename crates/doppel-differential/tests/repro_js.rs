@@ -120,7 +120,10 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
     );
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
     assert!(
-        readme.contains("click line 5") && readme.contains("F11 (Step into)"),
+        readme.contains("click line 5")
+            && readme.contains("F11 (Step into)")
+            && readme.contains("Script First Statement")
+            && readme.contains("press F8 (Resume) to start"),
         "{readme}"
     );
 

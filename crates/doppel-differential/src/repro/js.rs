@@ -143,8 +143,13 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
          ## Chromium and Firefox DevTools\n\n\
          1. Open `page.html` (`chromium page.html` or `firefox-esr page.html`), then the DevTools\n   \
          (F12): *Sources* in Chromium, *Debugger* in Firefox, and the file `{name}`.\n\
-         2. Do the steps below in order. Breakpoints before the start are set by clicking the line\n   \
-         number; *start* is a reload of the page (F5) with the breakpoints set.\n",
+         2. Stop before `{name}` runs, where doppel's backends set the breakpoints: under *Event\n   \
+         Listener Breakpoints* check *Script* > *Script First Statement*, reload the page (F5),\n   \
+         press F8 until the pause is at the first statement of `{name}` (the scripts before it\n   \
+         run first), then uncheck it (Firefox's entry is the event `script.source.firstStatement`).\n   \
+         Breakpoints set before the reload instead can get other answers.\n\
+         3. Do the steps below in order. Breakpoints are set by clicking the line number; *start*\n   \
+         is F8 (Resume); doppel first steps onto the first statement, so a breakpoint there is hit.\n",
         order.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
     )
     .ok();
@@ -152,7 +157,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         let step = match a {
             Action::SetBreakpoint { at } => format!("click line {} to set a breakpoint", at.line),
             Action::RemoveBreakpoint { at } => format!("click line {} again to remove its breakpoint", at.line),
-            Action::Start => "reload the page (F5)".to_string(),
+            Action::Start => "press F8 (Resume) to start".to_string(),
             Action::Exec { exec } => format!("press {}", devtools_key(*exec)),
         };
         let mark = if divergent == Some(i) {
