@@ -9,8 +9,9 @@
 //!   Figure 7): after `start` or a continue, continue again; after a step
 //!   out, step out again until the frame the step started in is left; after
 //!   a step in or over, set a temporary breakpoint where the initial run's
-//!   step paused, continue, and remove it. The same holds for a breakpoint
-//!   requested on a line whose breakability may change
+//!   step paused, continue, and remove it (a debugger that rejects the
+//!   temporary breakpoint makes the test inconclusive). The same holds for
+//!   a breakpoint requested on a line whose breakability may change
 //!   ([`Relation::breakability_may_change`]) that the follow-up run resolved
 //!   where the initial run did not (or not there): its pauses are ones the
 //!   initial run could not have, until the plan removes it;
@@ -343,8 +344,27 @@ async fn resync(
                     {
                         let at = e.location.clone();
                         let set = rec.issue(&Action::SetBreakpoint { at: at.clone() }).await;
-                        if matches!(set, Output::Failed { .. }) {
-                            return Ok((set, ignored));
+                        match &set {
+                            Output::Failed { .. } => return Ok((set, ignored)),
+                            // A rejected temporary breakpoint (Firefox sets
+                            // none outside the source, e.g. in a harness
+                            // file) cannot stop the continue where the
+                            // initial step paused: the run would go on to a
+                            // later pause and report a difference that is
+                            // doppel's.
+                            Output::BreakpointSet {
+                                resolved: None,
+                                message,
+                                ..
+                            } => {
+                                return Err(format!(
+                                    "cannot resynchronize '{}' after the added breakpoint: the temporary \
+                                     breakpoint at {at} was rejected ({})",
+                                    ctx.action,
+                                    message.as_deref().unwrap_or("no reason given")
+                                ));
+                            }
+                            _ => {}
                         }
                         temporary = Some(at);
                     }

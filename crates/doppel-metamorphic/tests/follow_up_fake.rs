@@ -49,6 +49,9 @@ struct Sim {
     /// that changes from run to run).
     noisy: bool,
     loads: usize,
+    /// A line where breakpoints are rejected (as Firefox rejects them
+    /// outside the source, e.g. in a test harness file).
+    rejects: Option<u32>,
 }
 
 impl Sim {
@@ -65,6 +68,7 @@ impl Sim {
             forgets_beyond,
             noisy: false,
             loads: 0,
+            rejects: None,
         }
     }
 
@@ -154,6 +158,13 @@ impl Debugger for Sim {
         }
     }
     async fn set_breakpoint(&mut self, at: &Location) -> Output {
+        if self.rejects == Some(at.line) {
+            return Output::BreakpointSet {
+                requested: at.clone(),
+                resolved: None,
+                message: Some(format!("line {} takes no breakpoint", at.line)),
+            };
+        }
         self.bps.push(at.line);
         Output::BreakpointSet {
             requested: at.clone(),
@@ -312,6 +323,54 @@ async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_tempora
     let acts = actions_of(&f);
     assert!(acts.contains(&"set breakpoint @ p.c:12".to_string()), "{acts:?}");
     assert!(acts.contains(&"remove breakpoint @ p.c:12".to_string()), "{acts:?}");
+}
+
+#[tokio::test]
+async fn a_consumed_step_whose_temporary_breakpoint_is_rejected_is_inconclusive() {
+    // As above, but the debugger rejects a breakpoint at 12, where the
+    // initial step over paused (Firefox: a step in that ended in a harness
+    // file, where doppel sets no breakpoint). Continuing without it would
+    // run past 12 and report a difference that is doppel's, not the
+    // debugger's.
+    let script = initial(&[
+        bp(11),
+        Action::Start,
+        exec(ExecAction::StepOver),
+        exec(ExecAction::Resume),
+    ])
+    .await;
+    let plan = Plan {
+        script,
+        add_breakpoint: Some(AddedBreakpoint {
+            before: 2,
+            at: Location::line("p.c", 3),
+        }),
+        ..Plan::default()
+    };
+    let mut sim = Sim::new(None);
+    sim.rejects = Some(12);
+    let f = follow(&mut sim, &plan).await;
+    match &f.outcome {
+        FollowUpOutcome::Inconclusive { reason } => {
+            assert!(
+                reason.contains("temporary breakpoint at p.c:12 was rejected"),
+                "{reason}"
+            );
+            assert!(reason.contains("line 12 takes no breakpoint"), "{reason}");
+        }
+        other => panic!("expected an inconclusive test, got {other:?}\n{:?}", actions_of(&f)),
+    }
+    // No continue after the rejection: the run stopped at the added breakpoint.
+    assert_eq!(
+        actions_of(&f),
+        [
+            "set breakpoint @ p.c:11",
+            "start",
+            "set breakpoint @ p.c:3",
+            "step over",
+            "set breakpoint @ p.c:12"
+        ]
+    );
 }
 
 #[tokio::test]
