@@ -414,6 +414,40 @@ async fn a_run_abandoned_while_paused_leaves_the_browser_usable() {
     d.shutdown().await;
 }
 
+/// Firefox sometimes gives the functions of a large script the URL of the
+/// page's first script (with their right line and column) when the thread
+/// pauses at each script's first statement, as this backend's loader does
+/// (campaign run 6972: `function floorShader(tri, pos, view)` in one run,
+/// `function(tri, pos, view)` in the next). The header must come from the
+/// source text in every run all the same.
+#[tokio::test]
+async fn a_function_is_rendered_from_its_own_script_whatever_url_firefox_names() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = String::from(
+        "function run() {\n  var other = 2;\n  var shade = function (tri, pos) {\n    return tri + pos;\n  };\n  return shade(1, 2);\n}\nrun();\n",
+    );
+    // Large enough (16 KB) for the case to show.
+    for i in 0..400 {
+        src.push_str(&format!("function filler{i}(a) {{ return a + {i}; }}\n"));
+    }
+    let s = js_subject(dir.path(), "big.js", &src, &[("pre.js", "var pre = 1;\n")], &[]);
+    let mut d = Firefox::new(&cfg()).unwrap();
+    for run in 0..6 {
+        d.load(&s).await;
+        d.set_breakpoint(&Location::line("big.js", 6)).await;
+        let st = d.start().await;
+        let shade = paused(&st)
+            .variables
+            .iter()
+            .find(|v| v.name == "shade")
+            .map(|v| v.value.text.clone());
+        assert_eq!(shade.as_deref(), Some("function (tri, pos)"), "run {run}");
+        d.reset().await;
+    }
+    d.shutdown().await;
+}
+
 #[test]
 fn a_missing_browser_is_not_installed() {
     let cfg = DebuggerConfig {

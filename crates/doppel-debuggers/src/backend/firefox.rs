@@ -68,9 +68,12 @@
 //!    uses it), and so are bindings in their temporal dead zone (Chromium
 //!    omits them). Values are rendered as [`v8::render`] renders V8's (see
 //!    [`grip_text`]; a function by V8's header taken from its source text,
-//!    [`function_head`]); plain objects and arrays are expanded with
-//!    `prototypeAndProperties` to `value_depth` levels, at most
-//!    [`v8::MAX_CHILDREN`] members each, accessors and `__proto__` left out.
+//!    [`function_head`], in the script whose text has the function's
+//!    parameters at the grip's position, [`checked_function_head`]: Firefox
+//!    sometimes names the page's first script); plain objects and arrays
+//!    are expanded with `prototypeAndProperties` to `value_depth` levels, at
+//!    most [`v8::MAX_CHILDREN`] members each, accessors and `__proto__` left
+//!    out.
 //!
 //! Program output: `console.*` calls (arguments joined by spaces: strings as
 //! they are, other values rendered) and uncaught exceptions (`Uncaught ...`).
@@ -476,6 +479,60 @@ pub fn function_head(lines: &[&str], line: usize, column: usize, is_async: bool)
         }
     };
     Some(v8_head(&format!("{}{after}", &before[start..])))
+}
+
+/// [`function_head`], only when the text at `line`:`column` is the start
+/// of the parameters of a function with `params` (the grip's
+/// `parameterNames`; `None` for a destructuring parameter): the position
+/// is inside the line, a `(` starts there (or the only parameter's name:
+/// an arrow without parentheses), and the named parameters appear, in
+/// order, among the identifiers of the parameter list. `None` otherwise: the text is not the
+/// function's. Firefox ESR 153 sometimes gives a function of a large
+/// script the URL of the page's first script (the pause at each script's
+/// first statement seems to be needed; campaign run 6972), with the right
+/// line and column.
+pub fn checked_function_head(
+    lines: &[&str],
+    line: usize,
+    column: usize,
+    is_async: bool,
+    params: &[Option<&str>],
+) -> Option<String> {
+    let text = lines.get(line.checked_sub(1)?)?;
+    let rest: String = text.chars().skip(column).collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    if rest.starts_with('(') {
+        // The parameter list: up to the balancing `)`, across lines.
+        let mut list = String::new();
+        let mut depth = 0i32;
+        'lines: for l in std::iter::once(rest.as_str()).chain(lines[line..].iter().copied()) {
+            for c in l.chars() {
+                list.push(c);
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break 'lines;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            list.push('\n');
+        }
+        let mut words = list.split(|c: char| !ident(c)).filter(|w| !w.is_empty());
+        if !params.iter().flatten().all(|p| words.any(|w| w == *p)) {
+            return None;
+        }
+    } else {
+        // Only a single arrow parameter stands without parentheses.
+        let word: String = rest.chars().take_while(|c| ident(*c)).collect();
+        if word.is_empty() || params != [Some(word.as_str())] {
+            return None;
+        }
+    }
+    function_head(lines, line, column, is_async)
 }
 
 /// Plain objects and arrays are expanded; other objects are shown by their
@@ -1259,19 +1316,36 @@ impl Firefox {
     }
 
     /// V8's header of the function `grip`, from the text of its file
-    /// (read once per run; the scripts are local files).
+    /// (read once per run; the scripts are local files). The grip's URL is
+    /// tried first, then the page's other scripts: Firefox sometimes names
+    /// the wrong script ([`checked_function_head`]). `None` when no script
+    /// has the function's parameters at the grip's line and column.
     fn function_head(&mut self, grip: &Json) -> Option<String> {
         let url = grip["location"]["url"].as_str()?;
         let line = grip["location"]["line"].as_u64()? as usize;
         let column = grip["location"]["column"].as_u64()? as usize;
+        let params: Vec<Option<&str>> = grip["parameterNames"]
+            .as_array()
+            .map(|a| a.iter().map(Json::as_str).collect())
+            .unwrap_or_default();
         let run = self.run.as_mut()?;
-        if !run.texts.contains_key(url) {
-            let text = v8::url_path(url).and_then(|p| std::fs::read_to_string(p).ok());
-            run.texts.insert(url.to_string(), text);
+        let mut urls = vec![url.to_string()];
+        let mut others: Vec<String> = run.sources.values().filter(|u| *u != url).cloned().collect();
+        others.sort();
+        others.dedup();
+        urls.extend(others);
+        for u in urls {
+            if !run.texts.contains_key(&u) {
+                let text = v8::url_path(&u).and_then(|p| std::fs::read_to_string(p).ok());
+                run.texts.insert(u.clone(), text);
+            }
+            let Some(Some(text)) = run.texts.get(&u) else { continue };
+            let lines: Vec<&str> = text.lines().collect();
+            if let Some(head) = checked_function_head(&lines, line, column, grip["isAsync"] == true, &params) {
+                return Some(head);
+            }
         }
-        let text = run.texts.get(url)?.as_deref()?;
-        let lines: Vec<&str> = text.lines().collect();
-        function_head(&lines, line, column, grip["isAsync"] == true)
+        None
     }
 
     /// The own data properties of object `actor` as variables, each expanded
@@ -1678,6 +1752,28 @@ mod tests {
         assert_eq!(h(7, 8, false), "(x) => x + i");
         assert_eq!(h(8, 12, false), "y => [y, 1]");
         assert_eq!(function_head(&lines, 99, 0, false), None);
+    }
+
+    #[test]
+    fn a_header_is_taken_only_where_the_functions_parameters_start() {
+        let src = "function square(x) {\n    return x;\n}\nvar f = function (tri, pos) {};\nconst one = y => [y, 1];\nfunction d({ a }, b) {}";
+        let lines: Vec<&str> = src.lines().collect();
+        let h = |l, c, p: &[Option<&str>]| checked_function_head(&lines, l, c, false, p);
+        assert_eq!(h(1, 15, &[Some("x")]).as_deref(), Some("function square(x)"));
+        assert_eq!(
+            h(4, 17, &[Some("tri"), Some("pos")]).as_deref(),
+            Some("function (tri, pos)")
+        );
+        assert_eq!(h(5, 12, &[Some("y")]).as_deref(), Some("y => [y, 1]"));
+        // A destructuring parameter has no name.
+        assert_eq!(h(6, 10, &[None, Some("b")]).as_deref(), Some("function d("));
+        // Not this function's text: other parameters, order, a position
+        // that is not a parameter list, past the line or the file.
+        assert_eq!(h(1, 15, &[Some("tri")]), None);
+        assert_eq!(h(4, 17, &[Some("pos"), Some("tri")]), None);
+        assert_eq!(h(2, 4, &[]), None);
+        assert_eq!(h(3, 1, &[]), None);
+        assert_eq!(h(99, 0, &[]), None);
     }
 
     #[test]
