@@ -174,8 +174,7 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
     let builder = Builder::new(cache.join("meta-sources"), cache, dcfg.limits);
     if dcfg.absorb_breakpoint_restop != stored.absorb_breakpoint_restop {
         println!(
-            "note: replayed with absorb_breakpoint_restop on (stored off){}",
-            super::meta::absorb_note(name, &dcfg)
+            "note: replayed with absorb_breakpoint_restop on (stored off): LLDB's re-stop at a breakpoint a step ended on is absorbed"
         );
     }
     let mut dbg = doppel_debuggers::registry::create(name, &dcfg)?;
@@ -189,6 +188,7 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
         reproduced += usize::from(same);
         let describe = |v: &Verdict| match v {
             Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_index, f.class),
+            Verdict::Inconclusive { reason, .. } => format!("inconclusive: {reason}"),
             other => other.name().to_string(),
         };
         println!(
