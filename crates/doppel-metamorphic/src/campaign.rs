@@ -329,3 +329,39 @@ pub fn record(spec: &MetaSpec, sequence: &str, seed: u64, t: &TestRecord) -> Run
         started_at_ms,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(debugger: &str, absorb: bool) -> MetaSpec {
+        MetaSpec {
+            name: "t".into(),
+            debugger: debugger.into(),
+            debugger_config: DebuggerConfig {
+                absorb_breakpoint_restop: absorb,
+                ..DebuggerConfig::default()
+            },
+            meta: MetaConfig::default(),
+            jobs: 1,
+            resume: false,
+        }
+    }
+
+    #[test]
+    fn metamorphic_runs_absorb_lldbs_restop_and_their_keys_say_so_for_lldb_only() {
+        let base = DebuggerConfig::default();
+        assert!(!base.absorb_breakpoint_restop, "off by default (differential mode)");
+        let cfg = debugger_config(&base);
+        assert!(cfg.absorb_breakpoint_restop);
+        assert_eq!(cfg.action_timeout, base.action_timeout);
+        assert_ne!(
+            sequence_key(&spec("lldb", true), "h", 1),
+            sequence_key(&spec("lldb", false), "h", 1)
+        );
+        assert_eq!(
+            sequence_key(&spec("gdb", true), "h", 1),
+            sequence_key(&spec("gdb", false), "h", 1)
+        );
+    }
+}

@@ -204,3 +204,50 @@ fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     .ok();
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::{Event, Output, RawMessage, ToolInfo, Trace};
+
+    fn event(kind: EventKind, raw: Vec<RawMessage>) -> Event {
+        Event { t_ms: 0.0, kind, raw }
+    }
+
+    #[test]
+    fn absorbed_restops_are_found_by_the_action_they_answer() {
+        let resume = || {
+            EventKind::Action(Action::Exec {
+                exec: ExecAction::Resume,
+            })
+        };
+        let done = || {
+            EventKind::Output(Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            })
+        };
+        let mark = RawMessage::received(format!("{RESTOP_ABSORBED}; 'continue' sent once more"));
+        let trace = Trace {
+            debugger: ToolInfo {
+                name: "lldb".into(),
+                version: "22".into(),
+                protocol: "DAP".into(),
+                executable: "lldb-dap-22".into(),
+            },
+            events: vec![
+                event(EventKind::Action(Action::Start), vec![]),
+                event(done(), vec![RawMessage::received("[doppel] something else")]),
+                event(resume(), vec![]),
+                event(done(), vec![RawMessage::sent("{}"), mark.clone()]),
+                event(resume(), vec![]),
+                event(done(), vec![]),
+            ],
+        };
+        assert_eq!(absorbed_restops(&trace), vec![1]);
+        // A marker that arrived with an action (never written so) counts for nothing.
+        let mut odd = trace.clone();
+        odd.events[4].raw.push(mark);
+        assert_eq!(absorbed_restops(&odd), vec![1]);
+    }
+}
