@@ -65,6 +65,24 @@ pub struct DebuggerConfig {
     /// per run with libc6-dbg). Both native backends honour it alike.
     #[serde(default)]
     pub system_debug_info: bool,
+    /// Absorb LLDB's re-stop at a breakpoint a step ended on (LLDB 20 and
+    /// later; honoured by the `lldb` backend, ignored by the others, whose
+    /// debuggers report the breakpoint at the end of the step or never stop
+    /// twice there). LLDB counts a breakpoint as hit only when it executes
+    /// the breakpoint's trap: a step that ends on the address of an enabled
+    /// breakpoint is reported as a step (reason `step`), and the next
+    /// continue or step then stops at once at the same address, now
+    /// reporting the breakpoint, without moving (llvm/llvm-project PRs
+    /// #96260 and #126988). With this option that action is issued once
+    /// more and its second answer is returned, as if the first stop had
+    /// been the breakpoint's; the raw transcript keeps both stops and says
+    /// so. Off by default: differential testing reports the behaviour as
+    /// the policy `breakpoint_hit_after_step_onto_it`; metamorphic testing
+    /// (one debugger against itself, ISSTA'19 section 3) turns it on for
+    /// every run it drives. lldb-dap 22 has no setting for this (its
+    /// `settings list` offers none).
+    #[serde(default)]
+    pub absorb_breakpoint_restop: bool,
 }
 
 impl Default for DebuggerConfig {
@@ -77,6 +95,7 @@ impl Default for DebuggerConfig {
             value_depth: 2,
             executable: None,
             system_debug_info: false,
+            absorb_breakpoint_restop: false,
         }
     }
 }

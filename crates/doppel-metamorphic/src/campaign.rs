@@ -72,12 +72,33 @@ pub struct MetaStats {
     pub store_errors: usize,
 }
 
+/// The backend settings of every run metamorphic testing drives (initial
+/// runs, control runs, follow-up runs, replays, `doppel bench meta`): `base`
+/// with [`DebuggerConfig::absorb_breakpoint_restop`] on. The initial and the
+/// follow-up run are both of the one debugger under test, so LLDB's re-stop
+/// at a breakpoint a step ended on (intended since LLDB 20) can appear in
+/// one and not in the other (a replaced continue, an added breakpoint):
+/// absorbed in the backend, it is not reported at all, in either run
+/// (docs/metamorphic.md, "Policies"). The differential mode leaves it off
+/// and reports the policy.
+pub fn debugger_config(base: &DebuggerConfig) -> DebuggerConfig {
+    DebuggerConfig {
+        absorb_breakpoint_restop: true,
+        ..base.clone()
+    }
+}
+
 /// The key of a sequence: technique, configuration fingerprint, debugger,
 /// program hash, seed.
 pub fn sequence_key(spec: &MetaSpec, program_hash: &str, seed: u64) -> String {
     let mut fingerprint = serde_json::to_string(&spec.meta).unwrap_or_default();
     if spec.debugger_config.system_debug_info {
         fingerprint.push_str("|system_debug_info");
+    }
+    // Only the lldb backend honours it: other campaigns keep their keys
+    // (and `--resume` its stored sequences).
+    if spec.debugger_config.absorb_breakpoint_restop && spec.debugger == "lldb" {
+        fingerprint.push_str("|absorb_breakpoint_restop");
     }
     let digest = hex::encode(Sha256::digest(fingerprint.as_bytes()));
     format!("{TECHNIQUE}|{}|{}|{program_hash}|{seed}", &digest[..12], spec.debugger)
@@ -128,7 +149,10 @@ pub async fn run_campaign(
     let jobs = spec.jobs.max(1).min(queue.len().max(1));
     let mut pool = Vec::new();
     for _ in 0..jobs {
-        pool.push(registry::create(&spec.debugger, &spec.debugger_config)?);
+        pool.push(registry::create(
+            &spec.debugger,
+            &debugger_config(&spec.debugger_config),
+        )?);
     }
     let queue = Mutex::new(queue);
     let stats = Mutex::new(MetaStats {
@@ -259,7 +283,7 @@ pub fn record(spec: &MetaSpec, sequence: &str, seed: u64, t: &TestRecord) -> Run
     let s = &t.initial.subject;
     let mut config = serde_json::json!({
         "meta": spec.meta,
-        "debugger": spec.debugger_config,
+        "debugger": debugger_config(&spec.debugger_config),
         "debugger_name": spec.debugger,
         "round": t.round,
         "chain": t.chain,
@@ -303,5 +327,41 @@ pub fn record(spec: &MetaSpec, sequence: &str, seed: u64, t: &TestRecord) -> Run
         traces,
         duration_ms: t.duration_ms,
         started_at_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(debugger: &str, absorb: bool) -> MetaSpec {
+        MetaSpec {
+            name: "t".into(),
+            debugger: debugger.into(),
+            debugger_config: DebuggerConfig {
+                absorb_breakpoint_restop: absorb,
+                ..DebuggerConfig::default()
+            },
+            meta: MetaConfig::default(),
+            jobs: 1,
+            resume: false,
+        }
+    }
+
+    #[test]
+    fn metamorphic_runs_absorb_lldbs_restop_and_their_keys_say_so_for_lldb_only() {
+        let base = DebuggerConfig::default();
+        assert!(!base.absorb_breakpoint_restop, "off by default (differential mode)");
+        let cfg = debugger_config(&base);
+        assert!(cfg.absorb_breakpoint_restop);
+        assert_eq!(cfg.action_timeout, base.action_timeout);
+        assert_ne!(
+            sequence_key(&spec("lldb", true), "h", 1),
+            sequence_key(&spec("lldb", false), "h", 1)
+        );
+        assert_eq!(
+            sequence_key(&spec("gdb", true), "h", 1),
+            sequence_key(&spec("gdb", false), "h", 1)
+        );
     }
 }

@@ -244,6 +244,10 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
 ///   address without reporting the breakpoint, and the next continue or
 ///   step stops there again, reporting it (LLDB 20+: a breakpoint counts as
 ///   hit only when its instruction is about to run from a resume).
+///   Metamorphic runs absorb that re-stop in the LLDB backend
+///   ([`crate::campaign::debugger_config`]), so this names only what the
+///   backend cannot absorb (a re-stop at another location of a breakpoint
+///   with several).
 pub fn policy(before: Option<&doppel_core::ProgramState>, action: &Action, out: &Output) -> Option<String> {
     let (Some(b), Action::Exec { .. }, Output::Paused(s)) = (before, action, out) else {
         return None;

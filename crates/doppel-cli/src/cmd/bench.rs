@@ -209,8 +209,9 @@ async fn meta(
     let cache = subjects::cache_dir(&s.campaign.db);
     let builder = Builder::new(cache.join("meta-sources"), cache, spec.debugger_config.limits);
     println!(
-        "bench meta: {} programs x {seeds} seeds, debugger {debugger}, sequential, warm",
-        prepared.len()
+        "bench meta: {} programs x {seeds} seeds, debugger {debugger}, sequential, warm{}",
+        prepared.len(),
+        super::meta::absorb_note(&debugger, &spec.debugger_config)
     );
     let mut dbg = doppel_debuggers::registry::create(&debugger, &spec.debugger_config)?;
     for rounds in [1usize, 5] {

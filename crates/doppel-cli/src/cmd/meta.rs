@@ -39,7 +39,7 @@ pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
         anyhow::bail!("doppel meta tests one debugger against itself: use --debugger NAME");
     }
     let initial = diff::diff_config(&a.run, s)?;
-    let mut debugger_config = diff::debugger_config(&a.run, s, &initial);
+    let mut debugger_config = campaign::debugger_config(&diff::debugger_config(&a.run, s, &initial));
     if let Some(exe) = diff::executables(&a.run, s)?.get(&a.debugger) {
         debugger_config.executable = Some(exe.clone());
     }
@@ -61,6 +61,16 @@ pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
         jobs: a.run.jobs.unwrap_or(s.campaign.jobs).max(1),
         resume: a.run.resume,
     })
+}
+
+/// `, absorb_breakpoint_restop on` for LLDB (the one backend that honours
+/// it), else nothing.
+pub fn absorb_note(debugger: &str, cfg: &doppel_debuggers::DebuggerConfig) -> &'static str {
+    if debugger == "lldb" && cfg.absorb_breakpoint_restop {
+        ", absorb_breakpoint_restop on (LLDB's re-stop at a breakpoint a step ended on is absorbed)"
+    } else {
+        ""
+    }
 }
 
 pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
@@ -91,13 +101,14 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     let first = a.run.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s), store {db}",
+        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s), store {db}{}",
         prepared.len(),
         prepared.iter().filter(|p| p.error.is_some()).count(),
         seeds.len(),
         spec.debugger,
         spec.meta.rounds,
-        spec.jobs
+        spec.jobs,
+        absorb_note(&spec.debugger, &spec.debugger_config)
     );
     let builder = Builder::new(
         subjects::cache_dir(db).join("meta-sources"),

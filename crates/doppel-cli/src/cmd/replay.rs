@@ -146,8 +146,11 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
     use doppel_metamorphic::{MetaConfig, Transformation};
     let c = &r.config;
     let cfg: MetaConfig = serde_json::from_value(c["meta"].clone()).context("stored config lacks the meta settings")?;
-    let dcfg: doppel_debuggers::DebuggerConfig =
+    let stored: doppel_debuggers::DebuggerConfig =
         serde_json::from_value(c["debugger"].clone()).context("stored config lacks the debugger settings")?;
+    // Replays behave as today's campaigns, also for tests stored before the
+    // option existed.
+    let dcfg = doppel_metamorphic::campaign::debugger_config(&stored);
     let name = c["debugger_name"]
         .as_str()
         .context("stored config lacks the debugger")?;
@@ -169,6 +172,11 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
     let program = Program::new(p.subject.clone(), p.source_text.clone());
     let cache = subjects::cache_dir(db);
     let builder = Builder::new(cache.join("meta-sources"), cache, dcfg.limits);
+    if dcfg.absorb_breakpoint_restop != stored.absorb_breakpoint_restop {
+        println!(
+            "note: replayed with absorb_breakpoint_restop on (stored off): LLDB's re-stop at a breakpoint a step ended on is absorbed"
+        );
+    }
     let mut dbg = doppel_debuggers::registry::create(name, &dcfg)?;
     let mut reproduced = 0;
     for i in 0..a.times.max(1) {
@@ -180,6 +188,7 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
         reproduced += usize::from(same);
         let describe = |v: &Verdict| match v {
             Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_index, f.class),
+            Verdict::Inconclusive { reason, .. } => format!("inconclusive: {reason}"),
             other => other.name().to_string(),
         };
         println!(

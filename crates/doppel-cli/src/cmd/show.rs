@@ -74,6 +74,16 @@ fn show_metamorphic(r: &doppel_core::RunRecord) {
         .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
         .unwrap_or_default();
     println!("round {} of its sequence; chain: {}", c["round"], chain.join(" -> "));
+    if c["debugger_name"] == "lldb" {
+        println!(
+            "LLDB's re-stop at a breakpoint a step ended on: {}",
+            if c["debugger"]["absorb_breakpoint_restop"] == true {
+                "absorbed (absorb_breakpoint_restop on)"
+            } else {
+                "reported (absorb_breakpoint_restop off; stored before the option)"
+            }
+        );
+    }
     if let Some(d) = c["transformation"]["description"].as_str() {
         println!("transformation: {d}");
     }

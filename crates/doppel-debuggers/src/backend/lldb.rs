@@ -70,6 +70,23 @@
 //! twice (~30 ms); as root the adapter runs in a mount namespace where a
 //! script gives the same answer at once (`lldb_host.rs`), warm and fresh alike.
 //!
+//! Re-stop at a breakpoint a step ended on (LLDB 20 and later): LLDB counts
+//! a breakpoint as hit only when it executes the breakpoint's trap, so a
+//! step that ends on an enabled breakpoint's address stops with reason
+//! `step`, and the next `continue`, `stepIn`, `next` or `stepOut` stops at
+//! once at the same address with reason `breakpoint` (the pc does not move).
+//! A breakpoint set at the pc while stopped does not do this: LLDB steps
+//! past it silently. With [`DebuggerConfig::absorb_breakpoint_restop`] the
+//! backend notes, at every stop that is not a breakpoint hit, whether the
+//! pc is the address (`instructionReference` of the `setBreakpoints`
+//! answer) of a breakpoint set before that stop; if so, and the next
+//! action's stop is a breakpoint hit with the same pc in every frame, the
+//! action is sent once more and its stop is the answer. The transcript
+//! keeps both stops and a `[doppel]` line between them. Only a
+//! breakpoint's first location is known (DAP gives one address per
+//! breakpoint): a re-stop at another location of a line breakpoint with
+//! several is not absorbed.
+//!
 //! Quirks: every message has `seq: 0`; the call stack continues below `main`
 //! into libc when libc6-dbg is installed (`__libc_start_call_main`, ...;
 //! normalization drops those frames); program output arrives as `output`
@@ -94,6 +111,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 use tokio::task::JoinHandle;
+
+/// The start of the transcript line that marks an absorbed re-stop (see
+/// the module docs): the action before it was sent twice.
+pub const RESTOP_ABSORBED: &str =
+    "[doppel] LLDB stopped again, without moving, at the breakpoint the last step ended on";
 
 /// Frames read per pause.
 pub const MAX_FRAMES: usize = 64;
@@ -431,6 +453,15 @@ pub struct Lldb {
     /// (`evaluate("$pc")`).
     top_pc: Option<String>,
     output: String,
+    /// Requested line → the address its breakpoint resolved to (the
+    /// `instructionReference` of the last `setBreakpoints` answer).
+    breakpoint_addresses: std::collections::BTreeMap<u32, u64>,
+    /// The pc of every frame at the last pause, innermost first.
+    stack_pcs: Vec<u64>,
+    /// Set (to the pause's frame pcs) when the last pause was not a
+    /// breakpoint hit but its pc is the address of a breakpoint set before
+    /// it: the next action will stop there again (see the module docs).
+    armed: Option<Vec<u64>>,
 }
 
 impl Lldb {
@@ -460,6 +491,9 @@ impl Lldb {
             top_frame: None,
             top_pc: None,
             output: String::new(),
+            breakpoint_addresses: std::collections::BTreeMap::new(),
+            stack_pcs: Vec::new(),
+            armed: None,
         })
     }
 
@@ -841,11 +875,27 @@ impl Lldb {
             .map(|s| s.source.to_string_lossy().into_owned())
             .unwrap_or_default();
         let bps: Vec<Json> = self.lines.iter().map(|l| json!({"line": l})).collect();
-        self.request(
-            "setBreakpoints",
-            json!({"source": {"path": source}, "breakpoints": bps}),
-        )
-        .await
+        let body = self
+            .request(
+                "setBreakpoints",
+                json!({"source": {"path": source}, "breakpoints": bps}),
+            )
+            .await?;
+        // The answer lists the breakpoints in the order of the request.
+        self.breakpoint_addresses = self
+            .lines
+            .iter()
+            .zip(body["breakpoints"].as_array().cloned().unwrap_or_default())
+            .filter(|(_, bp)| bp["verified"] == true)
+            .filter_map(|(l, bp)| Some((*l, address(bp["instructionReference"].as_str()?)?)))
+            .collect();
+        // A removed breakpoint no longer stops the next action.
+        if let Some(pc) = self.armed.as_ref().and_then(|a| a.first())
+            && !self.breakpoint_addresses.values().any(|a| a == pc)
+        {
+            self.armed = None;
+        }
+        Ok(body)
     }
 
     fn map_file(&self, path: Option<&str>, name: Option<&str>) -> String {
@@ -859,12 +909,22 @@ impl Lldb {
         }
     }
 
+    /// Sends one run or step request and waits for its stop.
+    async fn exec_once(&mut self, command: &str) -> Output {
+        let thread = self.thread.unwrap_or(0);
+        if let Err(f) = self.request(command, json!({"threadId": thread})).await {
+            return f.output();
+        }
+        self.wait_stop().await
+    }
+
     /// Waits for the program to stop or end after a run or step request.
     async fn wait_stop(&mut self) -> Output {
         let ev = match self.dap() {
             Ok(d) => d.event(&["stopped", "exited", "terminated"]).await,
             Err(f) => return f.output(),
         };
+        self.armed = None;
         let ev = match ev {
             Ok(e) => e,
             Err(e) => return self.fail(e).output(),
@@ -883,10 +943,16 @@ impl Lldb {
                     "exception" | "signal" => (PauseReason::Signal, signal_name(desc)),
                     _ => (PauseReason::Other, None),
                 };
-                match self.state(reason, signal).await {
+                let out = match self.state(reason, signal).await {
                     Ok(s) => Output::Paused(s),
                     Err(f) => f.output(),
-                }
+                };
+                self.armed = if self.cfg.absorb_breakpoint_restop && matches!(out, Output::Paused(_)) {
+                    arms(reason, &self.stack_pcs, self.breakpoint_addresses.values())
+                } else {
+                    None
+                };
+                out
             }
             Some("exited") => {
                 let code = ev["body"]["exitCode"].as_i64().map(|c| c as i32);
@@ -946,6 +1012,10 @@ impl Lldb {
             .first()
             .and_then(|f| f["instructionPointerReference"].as_str())
             .map(str::to_string);
+        self.stack_pcs = frames
+            .iter()
+            .map(|f| f["instructionPointerReference"].as_str().and_then(address).unwrap_or(0))
+            .collect();
         if let Some(frame_id) = self.top_frame {
             let scopes = self.request("scopes", json!({"frameId": frame_id})).await?;
             let locals = scopes["scopes"]
@@ -1044,6 +1114,28 @@ impl Lldb {
     }
 }
 
+/// An address as lldb-dap writes it (`0x555555555177`, `0x7FFFF7DFB24A`).
+fn address(text: &str) -> Option<u64> {
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))?;
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// At a pause with `reason` and frame pcs `pcs` (innermost first): the pcs
+/// to expect again when the next action will stop at once at the same
+/// place (LLDB 20+: the pause is not a breakpoint hit, and the pc is the
+/// address of a breakpoint already set), else `None`.
+fn arms<'a>(reason: PauseReason, pcs: &[u64], breakpoints: impl IntoIterator<Item = &'a u64>) -> Option<Vec<u64>> {
+    let pc = *pcs.first()?;
+    (reason != PauseReason::Breakpoint && pc != 0 && breakpoints.into_iter().any(|a| *a == pc)).then(|| pcs.to_vec())
+}
+
+/// Whether a pause with `reason` and frame pcs `now` is LLDB's re-stop at
+/// the breakpoint the pause with frame pcs `armed` (see [`arms`]) sat on:
+/// a breakpoint hit that did not move in any frame.
+fn is_restop(armed: &[u64], reason: PauseReason, now: &[u64]) -> bool {
+    reason == PauseReason::Breakpoint && !armed.is_empty() && armed == now
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b
         || std::fs::canonicalize(a)
@@ -1097,6 +1189,9 @@ impl Debugger for Lldb {
         self.subject = Some(subject.clone());
         self.lines.clear();
         self.output.clear();
+        self.breakpoint_addresses.clear();
+        self.stack_pcs.clear();
+        self.armed = None;
         if self.adopt_preloaded(subject).await.is_some() {
             self.start_preload().await;
             return Output::Finished {
@@ -1228,11 +1323,20 @@ impl Debugger for Lldb {
             ExecAction::StepOver => "next",
             ExecAction::StepOut => "stepOut",
         };
-        let thread = self.thread.unwrap_or(0);
-        if let Err(f) = self.request(command, json!({"threadId": thread})).await {
-            return f.output();
+        let armed = self.armed.take();
+        let out = self.exec_once(command).await;
+        match (armed, &out) {
+            (Some(before), Output::Paused(s)) if is_restop(&before, s.reason, &self.stack_pcs) => {
+                if let Some(s) = self.session.as_mut() {
+                    self.transcript.extend(s.dap.take_transcript());
+                }
+                self.transcript.push(RawMessage::received(format!(
+                    "{RESTOP_ABSORBED}; '{command}' sent once more (absorb_breakpoint_restop)"
+                )));
+                self.exec_once(command).await
+            }
+            _ => out,
         }
-        self.wait_stop().await
     }
 
     async fn reset(&mut self) {
@@ -1337,6 +1441,33 @@ mod tests {
             Some(38905)
         );
         assert_eq!(listening_port("error: address in use"), None);
+    }
+
+    #[test]
+    fn addresses_are_read_in_either_case() {
+        assert_eq!(address("0x555555555177"), Some(0x5555_5555_5177));
+        assert_eq!(address("0x7FFFF7DFB24A"), Some(0x7fff_f7df_b24a));
+        assert_eq!(address("555555555177"), None);
+        assert_eq!(address("0xzz"), None);
+    }
+
+    #[test]
+    fn only_a_step_onto_a_breakpoint_address_is_armed_and_only_a_standing_hit_absorbed() {
+        let bps = [0x1177u64, 0x1194];
+        let at = [0x1177u64, 0x7fff_0000];
+        // A step that ended on a breakpoint's address arms; a hit or a pause
+        // elsewhere does not.
+        assert_eq!(arms(PauseReason::Step, &at, &bps), Some(at.to_vec()));
+        assert_eq!(arms(PauseReason::Breakpoint, &at, &bps), None);
+        assert_eq!(arms(PauseReason::Step, &[0x1173, 0x7fff_0000], &bps), None);
+        assert_eq!(arms(PauseReason::Step, &[], &bps), None);
+        // The re-stop: a breakpoint hit at the same pc in every frame.
+        assert!(is_restop(&at, PauseReason::Breakpoint, &at));
+        assert!(!is_restop(&at, PauseReason::Step, &at));
+        // The same pc in a deeper or another frame (recursion) moved.
+        assert!(!is_restop(&at, PauseReason::Breakpoint, &[0x1177, 0x1200, 0x7fff_0000]));
+        assert!(!is_restop(&at, PauseReason::Breakpoint, &[0x1177, 0x7fff_0008]));
+        assert!(!is_restop(&[], PauseReason::Breakpoint, &[]));
     }
 
     #[test]

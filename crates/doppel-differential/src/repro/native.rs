@@ -8,7 +8,8 @@
 //! debuggers diverged is marked `<-- divergence`.
 
 use super::{Reproducer, verdict_summary};
-use doppel_core::{Action, ExecAction, RunRecord};
+use doppel_core::{Action, EventKind, ExecAction, RunRecord};
+use doppel_debuggers::backend::lldb::RESTOP_ABSORBED;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -30,6 +31,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let name = &run.subject.source_name;
     let divergent = run.verdict.finding().map(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
+    let absorbed = absorbed_restops(trace);
     let build = build_command(&run.subject.build, name);
 
     let mut gdb = String::from(
@@ -86,6 +88,19 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
                 writeln!(gdb, "{g}").ok();
                 writeln!(lldb, "{l}").ok();
                 show_state(&mut gdb, &mut lldb);
+                if absorbed.contains(&i) {
+                    // doppel's LLDB backend absorbed the re-stop here
+                    // (DebuggerConfig::absorb_breakpoint_restop): the
+                    // command file issues the action once more, as it did.
+                    writeln!(
+                        lldb,
+                        "# LLDB 20+ stopped again, without moving, at the breakpoint the previous step\n\
+                         # ended on (a step onto a breakpoint does not count as hitting it). doppel\n\
+                         # absorbed that stop and issued the action once more:\n{l}"
+                    )
+                    .ok();
+                    lldb.push_str(LLDB_STATE);
+                }
             }
         }
     }
@@ -117,9 +132,32 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     })
 }
 
+/// Indices (as of [`doppel_core::Trace::actions`]) of the actions whose
+/// answer came after an absorbed LLDB re-stop: the backend sent them twice.
+fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
+    let mut index = None::<usize>;
+    let mut out = Vec::new();
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Action(_) => index = Some(index.map_or(0, |i| i + 1)),
+            EventKind::Output(_) => {
+                if let Some(i) = index
+                    && e.raw.iter().any(|m| m.text.starts_with(RESTOP_ABSORBED))
+                {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// LLDB's commands that show the state after a pause.
+const LLDB_STATE: &str = "thread backtrace\nframe variable\n";
+
 fn show_state(gdb: &mut String, lldb: &mut String) {
     gdb.push_str("backtrace\ninfo args\ninfo locals\n");
-    lldb.push_str("thread backtrace\nframe variable\n");
+    lldb.push_str(LLDB_STATE);
 }
 
 /// `gcc -O0 -g` + file → `gcc -O0 -g -o prog prog.c -lm`.
@@ -165,4 +203,51 @@ fn readme(run: &RunRecord, build: &str, lldb_cli: &str) -> String {
     )
     .ok();
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::{Event, Output, RawMessage, ToolInfo, Trace};
+
+    fn event(kind: EventKind, raw: Vec<RawMessage>) -> Event {
+        Event { t_ms: 0.0, kind, raw }
+    }
+
+    #[test]
+    fn absorbed_restops_are_found_by_the_action_they_answer() {
+        let resume = || {
+            EventKind::Action(Action::Exec {
+                exec: ExecAction::Resume,
+            })
+        };
+        let done = || {
+            EventKind::Output(Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            })
+        };
+        let mark = RawMessage::received(format!("{RESTOP_ABSORBED}; 'continue' sent once more"));
+        let trace = Trace {
+            debugger: ToolInfo {
+                name: "lldb".into(),
+                version: "22".into(),
+                protocol: "DAP".into(),
+                executable: "lldb-dap-22".into(),
+            },
+            events: vec![
+                event(EventKind::Action(Action::Start), vec![]),
+                event(done(), vec![RawMessage::received("[doppel] something else")]),
+                event(resume(), vec![]),
+                event(done(), vec![RawMessage::sent("{}"), mark.clone()]),
+                event(resume(), vec![]),
+                event(done(), vec![]),
+            ],
+        };
+        assert_eq!(absorbed_restops(&trace), vec![1]);
+        // A marker that arrived with an action (never written so) counts for nothing.
+        let mut odd = trace.clone();
+        odd.events[4].raw.push(mark);
+        assert_eq!(absorbed_restops(&odd), vec![1]);
+    }
 }
