@@ -116,7 +116,7 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
         .collect();
     assert_eq!(
         order,
-        ["prelude/0-doppel-determinism.js", "prog.js", "epilogue/0-doppel-run.js"]
+        ["prelude/0/doppel-determinism.js", "prog.js", "epilogue/0/doppel-run.js"]
     );
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
     assert!(
@@ -279,7 +279,8 @@ fn a_node_that_dies_is_reported_with_its_signal() {
 #[test]
 fn prelude_files_keep_a_stored_index_prefix() {
     // The corpus stores test262's harness as `1-assert.js`, and the traces
-    // name it so; the reproducer must not call it `1-1-assert.js`.
+    // name it so; the reproducer must not call it `1-1-assert.js`. Each
+    // script is `<i>/<stored name>`, as `doppel replay` writes them.
     let mut r = run();
     r.config["scripts"]["prelude"] = serde_json::json!([
         {"name": "0-doppel-determinism.js", "text": "globalThis.__prelude_ran = 1;\n"},
@@ -289,10 +290,10 @@ fn prelude_files_keep_a_stored_index_prefix() {
     let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
     let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
     assert!(
-        page.contains("\"prelude/0-doppel-determinism.js\"") && page.contains("\"prelude/1-assert.js\""),
+        page.contains("\"prelude/0/0-doppel-determinism.js\"") && page.contains("\"prelude/1/1-assert.js\""),
         "{page}"
     );
-    assert!(files.iter().any(|p| p.ends_with("prelude/1-assert.js")), "{files:?}");
+    assert!(files.iter().any(|p| p.ends_with("prelude/1/1-assert.js")), "{files:?}");
     let loader = std::fs::read_to_string(dir.path().join("loader.js")).unwrap();
     assert!(!loader.contains("1-1-assert.js"), "{loader}");
 }

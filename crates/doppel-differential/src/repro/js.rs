@@ -45,11 +45,11 @@ fn cdp_kind(a: &Action) -> serde_json::Value {
     }
 }
 
-/// The stored prelude or epilogue scripts as (relative path, text): the
-/// `i`-th as `<which>/<i>-<name>`. A stored name that already starts with
-/// its index (the corpus cache names them `0-doppel-determinism.js`, and the
-/// traces name them so) is kept as it is, so pauses in the reproducer name
-/// the same files as the run.
+/// The stored prelude or epilogue scripts as (relative path, text): script
+/// `i` is `<which>/<i>/<stored name>`, as `doppel replay` writes them. The
+/// stored name is the file name the run saw (a campaign's `1-assert.js`), so
+/// the reproducer's pauses name the scripts as the stored trace does,
+/// whatever the name; the index directory keeps them apart and in order.
 fn scripts(run: &RunRecord, which: &str) -> Vec<(String, String)> {
     run.config["scripts"][which]
         .as_array()
@@ -57,14 +57,10 @@ fn scripts(run: &RunRecord, which: &str) -> Vec<(String, String)> {
         .flatten()
         .enumerate()
         .map(|(i, s)| {
-            let name = s["name"].as_str().unwrap_or("script.js");
-            let prefix = format!("{i}-");
-            let file = if name.starts_with(&prefix) {
-                name.to_string()
-            } else {
-                format!("{prefix}{name}")
-            };
-            (format!("{which}/{file}"), s["text"].as_str().unwrap_or("").to_string())
+            (
+                format!("{which}/{i}/{}", s["name"].as_str().unwrap_or("script.js")),
+                s["text"].as_str().unwrap_or("").to_string(),
+            )
         })
         .collect()
 }
