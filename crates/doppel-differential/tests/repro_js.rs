@@ -116,7 +116,7 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
         .collect();
     assert_eq!(
         order,
-        ["prelude/0-doppel-determinism.js", "prog.js", "epilogue/0-doppel-run.js"]
+        ["prelude/0/doppel-determinism.js", "prog.js", "epilogue/0/doppel-run.js"]
     );
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
     assert!(
@@ -279,7 +279,8 @@ fn a_node_that_dies_is_reported_with_its_signal() {
 #[test]
 fn prelude_files_keep_a_stored_index_prefix() {
     // The corpus stores test262's harness as `1-assert.js`, and the traces
-    // name it so; the reproducer must not call it `1-1-assert.js`.
+    // name it so; the reproducer must not call it `1-1-assert.js`. Each
+    // script is `<i>/<stored name>`, as `doppel replay` writes them.
     let mut r = run();
     r.config["scripts"]["prelude"] = serde_json::json!([
         {"name": "0-doppel-determinism.js", "text": "globalThis.__prelude_ran = 1;\n"},
@@ -289,10 +290,149 @@ fn prelude_files_keep_a_stored_index_prefix() {
     let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
     let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
     assert!(
-        page.contains("\"prelude/0-doppel-determinism.js\"") && page.contains("\"prelude/1-assert.js\""),
+        page.contains("\"prelude/0/0-doppel-determinism.js\"") && page.contains("\"prelude/1/1-assert.js\""),
         "{page}"
     );
-    assert!(files.iter().any(|p| p.ends_with("prelude/1-assert.js")), "{files:?}");
+    assert!(files.iter().any(|p| p.ends_with("prelude/1/1-assert.js")), "{files:?}");
     let loader = std::fs::read_to_string(dir.path().join("loader.js")).unwrap();
     assert!(!loader.contains("1-1-assert.js"), "{loader}");
+}
+
+#[test]
+fn a_step_into_a_prelude_function_stops_there_under_its_stored_name() {
+    // doppel's Node backend answers a step that ends in the test262 harness
+    // (a prelude script) with that pause; the reproducer used to resume
+    // there, so a run that diverged in `assert.js` (10364, 13529) did not
+    // reproduce.
+    let mut r = run_with(
+        "var a = 1;\nvar b = helper(a);\nvar c = b;\n",
+        &[
+            Action::SetBreakpoint {
+                at: Location::line("prog.js", 2),
+            },
+            Action::Start,
+            Action::Exec {
+                exec: ExecAction::StepIn,
+            },
+            Action::Exec {
+                exec: ExecAction::StepOut,
+            },
+        ],
+    );
+    r.config["scripts"]["prelude"] = serde_json::json!([{
+        "name": "0-lib.js",
+        "text": "function helper(n) {\n  return n + 1;\n}\nglobalThis.__prelude_ran = 1;\n",
+    }]);
+    let dir = tempfile::tempdir().unwrap();
+    let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
+    assert!(files.iter().any(|p| p.ends_with("prelude/0/0-lib.js")), "{files:?}");
+    let stdout = replay(&r);
+    assert!(
+        answer(&stdout, "=== [1] start ===").starts_with("paused @ prog.js:2:"),
+        "{stdout}"
+    );
+    let step_in = answer(&stdout, "=== [2] step_in ===");
+    assert!(
+        step_in.starts_with("paused @ 0-lib.js:2:"),
+        "the step in stops in the prelude's helper: {stdout}"
+    );
+    assert!(step_in.contains("[helper <- (anonymous)]"), "{stdout}");
+    assert!(
+        answer(&stdout, "=== [3] step_out ===").starts_with("paused @ prog.js:"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_breakpoint_request_keeps_its_column() {
+    // Two statements on line 1: a request at the second one's column must
+    // not become a request for the whole line (column 0), which resolves
+    // to the first statement.
+    let prog = "var a = 1; var b = 2;\nvar c = a + b;\n";
+    let column = prog.find("var b").unwrap() as u32 + 1;
+    let at = Location {
+        file: "prog.js".into(),
+        line: 1,
+        column: Some(column),
+    };
+    let stdout = replay(&run_with(prog, &[Action::SetBreakpoint { at }, Action::Start]));
+    assert!(
+        stdout.contains(&format!("=== [0] set_breakpoint @ prog.js:1:{column} ===")),
+        "{stdout}"
+    );
+    let paused = answer(&stdout, "=== [1] start ===");
+    let col: u32 = paused
+        .strip_prefix("paused @ prog.js:1:")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no pause on line 1: {stdout}"));
+    assert!(
+        col >= column,
+        "the pause is at the second statement (column {col} >= {column}): {stdout}"
+    );
+}
+
+#[test]
+fn a_step_into_node_s_own_javascript_comes_back_out() {
+    // `process.hrtime` is JavaScript in node (`node:internal/...`), where
+    // V8 ignores blackboxing: as doppel's Node backend, a step into it steps
+    // out again and answers in the program (the old script resumed there and
+    // answered `finished`).
+    let r = run_with(
+        "process.hrtime();\nvar z = 2;\n",
+        &[
+            Action::SetBreakpoint {
+                at: Location::line("prog.js", 1),
+            },
+            Action::Start,
+            Action::Exec {
+                exec: ExecAction::StepIn,
+            },
+        ],
+    );
+    let stdout = replay(&r);
+    assert!(
+        answer(&stdout, "=== [1] start ===").starts_with("paused @ prog.js:1:"),
+        "{stdout}"
+    );
+    assert!(
+        answer(&stdout, "=== [2] step_in ===").starts_with("paused @ prog.js:"),
+        "the step in answers in prog.js: {stdout}"
+    );
+}
+
+#[test]
+fn a_step_off_the_end_of_the_source_stops_in_the_next_script() {
+    // As doppel's Node backend (and Chromium between two `<script>`s), a step
+    // from the source's end stops at the first statement of the epilogue,
+    // not at the program's end.
+    let r = run_with(
+        "var z = 2;\n",
+        &[
+            Action::SetBreakpoint {
+                at: Location::line("prog.js", 1),
+            },
+            Action::Start,
+            Action::Exec {
+                exec: ExecAction::StepOver,
+            },
+            Action::Exec {
+                exec: ExecAction::StepOver,
+            },
+        ],
+    );
+    let stdout = replay(&r);
+    assert!(
+        answer(&stdout, "=== [1] start ===").starts_with("paused @ prog.js:1:"),
+        "{stdout}"
+    );
+    // V8 pauses at the script's end (2:1) first.
+    assert!(
+        answer(&stdout, "=== [2] step_over ===").starts_with("paused @ prog.js:2:1 "),
+        "{stdout}"
+    );
+    assert!(
+        answer(&stdout, "=== [3] step_over ===").starts_with("paused @ doppel-run.js:1:"),
+        "the step stops in the epilogue: {stdout}"
+    );
 }

@@ -5,10 +5,15 @@
 //! - `loader.js`: runs them as classic scripts in one global in Node, as the
 //!   Node backend does (`vm.runInThisContext`);
 //! - `repro-cdp.mjs`: replays the run's actions against Node's inspector (V8)
-//!   over the Chrome DevTools Protocol, with the requests doppel's Node
-//!   backend sends (see [`CDP_SCRIPT`]), and prints every resolved
-//!   breakpoint and pause (location, call stack, locals) and how node ended
-//!   (exit code or signal), no doppel needed;
+//!   over the Chrome DevTools Protocol and prints every resolved breakpoint
+//!   and pause (location, call stack, locals) and how node ended (exit code
+//!   or signal), no doppel needed. It drives node as doppel's Node backend
+//!   does (see [`CDP_SCRIPT`]), in what it sends (breakpoints set at the
+//!   instrumentation pause before the source, by URL and with the run's
+//!   column; `start` steps onto the first statement) and in how it answers
+//!   (a pause in a prelude or epilogue script, such as test262's harness, is
+//!   an answer; a step that stops in Node's own JavaScript or the loader
+//!   goes on out of it, or to the next script);
 //! - `run.sh` and a README with the same actions as DevTools steps for
 //!   Chromium and Firefox, and what each debugger answered.
 
@@ -27,14 +32,20 @@ fn devtools_key(e: ExecAction) -> &'static str {
     }
 }
 
+/// One action for the CDP script: `{kind, line?, column?}` (1-based; the
+/// column only when the run requested one, as doppel's V8 backends send
+/// `columnNumber` only then).
 fn cdp_kind(a: &Action) -> serde_json::Value {
+    let at_json = |kind: &str, at: &doppel_core::Location| {
+        let mut v = serde_json::json!({"kind": kind, "line": at.line});
+        if let Some(c) = at.column {
+            v["column"] = serde_json::json!(c);
+        }
+        v
+    };
     match a {
-        Action::SetBreakpoint { at } => {
-            serde_json::json!({"kind": "set_breakpoint", "line": at.line, "column": at.column})
-        }
-        Action::RemoveBreakpoint { at } => {
-            serde_json::json!({"kind": "remove_breakpoint", "line": at.line, "column": at.column})
-        }
+        Action::SetBreakpoint { at } => at_json("set_breakpoint", at),
+        Action::RemoveBreakpoint { at } => at_json("remove_breakpoint", at),
         Action::Start => serde_json::json!({"kind": "start"}),
         Action::Exec { exec } => serde_json::json!({"kind": match exec {
             ExecAction::Resume => "resume",
@@ -45,11 +56,11 @@ fn cdp_kind(a: &Action) -> serde_json::Value {
     }
 }
 
-/// The stored prelude or epilogue scripts as (relative path, text): the
-/// `i`-th as `<which>/<i>-<name>`. A stored name that already starts with
-/// its index (the corpus cache names them `0-doppel-determinism.js`, and the
-/// traces name them so) is kept as it is, so pauses in the reproducer name
-/// the same files as the run.
+/// The stored prelude or epilogue scripts as (relative path, text): script
+/// `i` is `<which>/<i>/<stored name>`, as `doppel replay` writes them. The
+/// stored name is the file name the run saw (a campaign's `1-assert.js`), so
+/// the reproducer's pauses name the scripts as the stored trace does,
+/// whatever the name; the index directory keeps them apart and in order.
 fn scripts(run: &RunRecord, which: &str) -> Vec<(String, String)> {
     run.config["scripts"][which]
         .as_array()
@@ -57,14 +68,10 @@ fn scripts(run: &RunRecord, which: &str) -> Vec<(String, String)> {
         .flatten()
         .enumerate()
         .map(|(i, s)| {
-            let name = s["name"].as_str().unwrap_or("script.js");
-            let prefix = format!("{i}-");
-            let file = if name.starts_with(&prefix) {
-                name.to_string()
-            } else {
-                format!("{prefix}{name}")
-            };
-            (format!("{which}/{file}"), s["text"].as_str().unwrap_or("").to_string())
+            (
+                format!("{which}/{i}/{}", s["name"].as_str().unwrap_or("script.js")),
+                s["text"].as_str().unwrap_or("").to_string(),
+            )
         })
         .collect()
 }
@@ -188,15 +195,26 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
 
 /// The CDP replay script; `__SOURCE__`, `__ACTIONS__` and `__DIVERGENCE__`
 /// are filled in. It drives node the way doppel's Node backend does
-/// (`doppel-debuggers` `backend/node.rs`), because V8's answers depend on it:
-/// the breakpoints are set while the program is paused at the
-/// `beforeScriptExecution` instrumentation breakpoint before the source
-/// (removed there), by the source's exact URL and with the requested column,
-/// and `start` is `Debugger.pause` + `Debugger.resume`. Setting them before
-/// the script is parsed instead gave other answers: V8 crashed on doppel's
-/// sequence (runs 11276, 12126, 12594) and not on the simpler one.
+/// (`doppel-debuggers` `backend/node.rs`), because V8's answers depend on it.
+///
+/// What it sends (node.rs steps 1–4): the breakpoints are set while the
+/// program is paused at the `beforeScriptExecution` instrumentation
+/// breakpoint before the source (removed there), by the source's exact URL
+/// and with the requested column, and `start` is `Debugger.pause` +
+/// `Debugger.resume`. Setting them before the script is parsed instead gave
+/// other answers: V8 crashed on doppel's sequence (runs 11276, 12126, 12594)
+/// and not on the simpler one.
+///
+/// How it answers (`Node::wait_stop` and `skip_hidden`): only node's own
+/// JavaScript (`node:` URLs) and the loader are hidden; the prelude and
+/// epilogue scripts are the program's, so a pause there is an answer (a
+/// step that ends in test262's `assert.js`, runs 10364 and 13529). A step
+/// that stops in hidden code steps out while a script frame is below, else
+/// runs to the next script's first statement (the instrumentation
+/// breakpoint again, then `Debugger.pause`); a resume answers wherever it
+/// stops. Node's end is `finished (exit N)` or `finished (SIGNAL)`.
 const CDP_SCRIPT: &str = r#"// Replays a doppel run against Node's inspector (V8) over the Chrome DevTools Protocol,
-// with the same CDP requests as doppel's Node backend:
+// with the same CDP requests, and the same answers, as doppel's Node backend:
 //  - node --inspect-brk=127.0.0.1:0 loader.js; Runtime.enable, Debugger.enable,
 //    Runtime.runIfWaitingForDebugger, the "Break on start" pause; blackboxing of node's internals
 //    and the loader; Debugger.setInstrumentationBreakpoint(beforeScriptExecution);
@@ -206,10 +224,14 @@ const CDP_SCRIPT: &str = r#"// Replays a doppel run against Node's inspector (V8
 //    gave one, the column; remove_breakpoint: Debugger.removeBreakpoint;
 //  - start: Debugger.pause + Debugger.resume (a step onto the first statement), then one more
 //    Debugger.resume unless that pause is at a breakpoint; resume/step: Debugger.resume/stepInto/...
+//  - answers: a pause in any of the run's scripts (the prelude and epilogue too, e.g. test262's
+//    assert.js) is an answer. Only node's own JavaScript (node:...) and the loader are hidden: a
+//    step that stops there steps out while a frame of the run's scripts is below, else runs to the
+//    next script (the instrumentation breakpoint again) and stops at its first statement.
 // A node that dies is reported with its exit code or signal, as doppel reports it.
 // Usage: node --experimental-websocket repro-cdp.mjs   (Node 22+: the flag is not needed)
 import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -218,6 +240,7 @@ const ACTIONS = __ACTIONS__;
 const DIVERGENCE = __DIVERGENCE__;
 const TIMEOUT_MS = 10000;
 const LOADER = path.join(here, 'loader.js');
+const SOURCE_PATH = path.join(here, SOURCE);
 
 const child = spawn(process.execPath, ['--inspect-brk=127.0.0.1:0', LOADER], {
   stdio: ['ignore', 'inherit', 'pipe'],
@@ -263,13 +286,12 @@ const send = (method, params = {}) => new Promise((resolve) => {
   pending.set(id, resolve);
   ws.send(JSON.stringify({ id, method, params }));
 });
-// The next event that satisfies pred; null when node closed the connection or after the timeout.
-async function nextEvent(pred) {
-  const end = Date.now() + TIMEOUT_MS;
+// The next event that satisfies pred; null when node closed the connection or at the deadline.
+async function nextEvent(pred, deadline = Date.now() + TIMEOUT_MS) {
   for (;;) {
     const i = events.findIndex(pred);
     if (i >= 0) return events.splice(i, 1)[0];
-    if (closed || Date.now() > end) return null;
+    if (closed || Date.now() > deadline) return null;
     await new Promise((r) => { wake = r; setTimeout(r, 50); });
   }
 }
@@ -285,21 +307,22 @@ const urls = new Map();
 function noteScripts() {
   for (const e of events) if (e.method === 'Debugger.scriptParsed') urls.set(e.params.scriptId, e.params.url);
 }
-const isSource = (url) => url === SOURCE || url.endsWith('/' + SOURCE);
+const urlOf = (scriptId) => { noteScripts(); return urls.get(scriptId) || ''; };
+const file = (u) => (u.startsWith('file://') ? fileURLToPath(u) : u);
+const isSource = (url) => file(url) === SOURCE_PATH;
+// Set from the "Break on start" pause: the loader's URL as node reports it.
+let loaderUrl = null;
+// Node's own JavaScript and the loader are not the program's (doppel's Node backend blackboxes
+// them, and V8 of node 20 ignores that for node's internals); the prelude and epilogue are.
+const isHidden = (url) => url.startsWith('node:') || url === loaderUrl;
 const where = (loc) => {
-  noteScripts();
-  const url = urls.get(loc.scriptId) || '?';
+  const url = urlOf(loc.scriptId) || '?';
   return `${path.basename(url)}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`;
 };
 async function describePause(p) {
   const frames = p.params.callFrames;
   // The loader's frames (vm.runInThisContext, Node's module system) are not the program's.
-  noteScripts();
-  const file = (u) => (u.startsWith('file://') ? fileURLToPath(u) : u);
-  const ours = frames.filter((f) => {
-    const u = file(urls.get(f.location.scriptId) || '');
-    return u.startsWith(here) && u !== LOADER;
-  });
+  const ours = frames.filter((f) => !isHidden(urlOf(f.location.scriptId)));
   const stack = ours.map((f) => f.functionName || '(anonymous)').join(' <- ');
   const vars = [];
   for (const s of frames[0].scopeChain) {
@@ -317,20 +340,39 @@ const atBreakpoint = (e) => (e.params.hitBreakpoints || []).length > 0
     const top = e.params.callFrames[0].location;
     return l.scriptId === top.scriptId && l.lineNumber === top.lineNumber && l.columnNumber === top.columnNumber;
   });
-// Waits for the next pause in the program, or its end: { pause } or { end: text }.
-async function nextStop() {
+// The instrumentation breakpoint's id while it is set.
+let instrumentation = null;
+// Waits for the next pause in the program, or its end, after a 'run' (resume, start) or a
+// 'step': { pause } or { end: text }. As doppel's Node backend (wait_stop, skip_hidden), the whole
+// wait lasts at most TIMEOUT_MS.
+async function nextStop(motion) {
+  const deadline = Date.now() + TIMEOUT_MS;
   for (;;) {
-    const e = await nextEvent((x) => isPause(x) || isEnd(x));
+    const e = await nextEvent((x) => isPause(x) || isEnd(x), deadline);
     if (!e) return { end: closed ? await finish() : 'no answer (timeout)' };
     if (isEnd(e)) return { end: await finish() };
-    noteScripts();
-    const top = e.params.callFrames[0];
-    // Pauses outside the source without a breakpoint (node's internals, the loader) are not the program's.
-    if (!isSource(urls.get(top.location.scriptId) || '') && !atBreakpoint(e)) {
+    if (e.params.reason === 'instrumentation') {
+      // Set again by a step that left the last script (below): a script of node's is resumed,
+      // one of the run's is entered at its first statement.
+      if (!isHidden(urlOf(e.params.data?.scriptId))) {
+        if (instrumentation) await send('Debugger.removeBreakpoint', { breakpointId: instrumentation });
+        instrumentation = null;
+        await send('Debugger.pause');
+      }
       await send('Debugger.resume');
       continue;
     }
-    return { pause: e };
+    const hidden = e.params.callFrames.map((f) => isHidden(urlOf(f.location.scriptId)));
+    if (motion !== 'step' || !hidden[0]) return { pause: e };
+    // A step stopped in node's own JavaScript or the loader: out of it while one of the run's
+    // frames is below (a step into console.log steps over it) ...
+    if (hidden.some((h) => !h)) { await send('Debugger.stepOut'); continue; }
+    // ... else (a script ended) on to the first statement of the next script.
+    if (!instrumentation) {
+      const r = await send('Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' });
+      instrumentation = r.result?.breakpointId ?? null;
+    }
+    await send('Debugger.resume');
   }
 }
 const answer = async (s) => (s.pause ? describePause(s.pause) : s.end);
@@ -338,21 +380,24 @@ const answer = async (s) => (s.pause ? describePause(s.pause) : s.end);
 await send('Runtime.enable');
 await send('Debugger.enable');
 await send('Runtime.runIfWaitingForDebugger');
-await nextEvent(isPause);                                    // "Break on start" in loader.js
+const brk = await nextEvent(isPause);                        // "Break on start" in loader.js
+loaderUrl = brk ? urlOf(brk.params.callFrames[0].location.scriptId) : null;
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-await send('Debugger.setBlackboxPatterns', { patterns: ['^node:', '^' + esc(pathToFileURL(LOADER).href) + '$'] });
-const instrumentation = await send('Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' });
+const patterns = ['^node:'].concat(loaderUrl ? ['^' + esc(loaderUrl) + '$'] : []);
+await send('Debugger.setBlackboxPatterns', { patterns });
+instrumentation = (await send('Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' })).result?.breakpointId ?? null;
 // Run the prelude; stop before the source runs (it is parsed, so breakpoints resolve at once).
+// Any other pause before it (a `debugger;` in the prelude) is resumed, as doppel does.
 let sourceUrl = null;
 for (;;) {
   await send('Debugger.resume');
   const e = await nextEvent((x) => isPause(x) || isEnd(x));
   if (!e || isEnd(e)) { await finish(); break; }
-  noteScripts();
-  const url = urls.get(e.params.data?.scriptId ?? e.params.callFrames[0].location.scriptId) || '';
+  const url = urlOf(e.params.data?.scriptId ?? e.params.callFrames[0].location.scriptId);
   if (e.params.reason === 'instrumentation' && isSource(url)) {
     sourceUrl = url;
-    await send('Debugger.removeBreakpoint', { breakpointId: instrumentation.result.breakpointId });
+    if (instrumentation) await send('Debugger.removeBreakpoint', { breakpointId: instrumentation });
+    instrumentation = null;
     break;
   }
 }
@@ -387,16 +432,21 @@ for (const [i, a] of ACTIONS.entries()) {
     // statement, so step onto that statement first.
     await send('Debugger.pause');
     await send('Debugger.resume');
-    let s = await nextStop();
+    let s = await nextStop('run');
     if (s.pause && !atBreakpoint(s.pause)) {
       await send('Debugger.resume');
-      s = await nextStop();
+      s = await nextStop('run');
     }
     text = await answer(s);
   } else {
-    const method = { resume: 'Debugger.resume', step_in: 'Debugger.stepInto', step_over: 'Debugger.stepOver', step_out: 'Debugger.stepOut' }[a.kind];
+    const [method, motion] = {
+      resume: ['Debugger.resume', 'run'],
+      step_in: ['Debugger.stepInto', 'step'],
+      step_over: ['Debugger.stepOver', 'step'],
+      step_out: ['Debugger.stepOut', 'step'],
+    }[a.kind];
     await send(method);
-    text = await answer(await nextStop());
+    text = await answer(await nextStop(motion));
   }
   console.log(text);
 }
