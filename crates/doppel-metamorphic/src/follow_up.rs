@@ -218,7 +218,7 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
             return failure(rec.actions - 1, action, line, *kind, detail, rel, &step.output);
         }
         if let Some(mut difference) = rel.check_answer(&action, &step.output, &out) {
-            difference.policy = policy(before.as_ref(), &action, &out);
+            difference.policy = policy(before.as_ref(), &action, &step.output, &out);
             return FollowUpOutcome::Violated {
                 index: rec.actions - 1,
                 action,
@@ -239,7 +239,9 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
 }
 
 /// Known, intended behaviour behind a broken relation (its class says so;
-/// docs/metamorphic.md, "Policies"):
+/// docs/metamorphic.md, "Policies"; the names are the differential oracle's,
+/// `docs/normalization.md`). `before` is the follow-up's pause before
+/// `action`, `expected` the initial run's answer to it, `out` the follow-up's.
 /// - `breakpoint_hit_after_step_onto_it`: a step ended on a breakpoint's
 ///   address without reporting the breakpoint, and the next continue or
 ///   step stops there again, reporting it (LLDB 20+: a breakpoint counts as
@@ -248,12 +250,34 @@ async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Rel
 ///   ([`crate::campaign::debugger_config`]), so this names only what the
 ///   backend cannot absorb (a re-stop at another location of a breakpoint
 ///   with several).
-pub fn policy(before: Option<&doppel_core::ProgramState>, action: &Action, out: &Output) -> Option<String> {
+/// - `resume_completes_interrupted_step`: a continue answered, in either
+///   run, by a pause with reason "step". A breakpoint interrupted an earlier
+///   step over or out, and LLDB keeps that step on its thread-plan stack by
+///   design: the next continue completes it. An added breakpoint (or a
+///   replaced continue) interrupts steps the other run completed, so the two
+///   runs' continues end in different places.
+pub fn policy(
+    before: Option<&doppel_core::ProgramState>,
+    action: &Action,
+    expected: &Output,
+    out: &Output,
+) -> Option<String> {
+    use doppel_core::PauseReason;
+    let stepped = |o: &Output| o.paused().is_some_and(|s| s.reason == PauseReason::Step);
+    if matches!(
+        action,
+        Action::Exec {
+            exec: ExecAction::Resume
+        }
+    ) && (stepped(expected) || stepped(out))
+    {
+        return Some("resume_completes_interrupted_step".to_string());
+    }
     let (Some(b), Action::Exec { .. }, Output::Paused(s)) = (before, action, out) else {
         return None;
     };
-    (b.reason == doppel_core::PauseReason::Step
-        && s.reason == doppel_core::PauseReason::Breakpoint
+    (b.reason == PauseReason::Step
+        && s.reason == PauseReason::Breakpoint
         && b.location == s.location
         && b.call_stack == s.call_stack)
         .then(|| "breakpoint_hit_after_step_onto_it".to_string())
@@ -409,4 +433,65 @@ async fn resync(
         }
     }
     Ok((out, ignored))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::{Frame, PauseReason, ProgramState};
+
+    fn pause(line: u32, reason: PauseReason) -> ProgramState {
+        ProgramState {
+            location: Location::line("p.c", line),
+            reason,
+            call_stack: vec![Frame {
+                function: "main".into(),
+                location: Some(Location::line("p.c", line)),
+            }],
+            variables: vec![],
+            signal: None,
+            return_value: None,
+        }
+    }
+
+    const RESUME: Action = Action::Exec {
+        exec: ExecAction::Resume,
+    };
+
+    #[test]
+    fn a_continue_that_completes_an_interrupted_step_is_named_in_either_run() {
+        let before = pause(10, PauseReason::Breakpoint);
+        let step = Output::Paused(pause(20, PauseReason::Step));
+        let hit = Output::Paused(pause(30, PauseReason::Breakpoint));
+        let name = Some("resume_completes_interrupted_step".to_string());
+        assert_eq!(policy(Some(&before), &RESUME, &hit, &step), name);
+        assert_eq!(policy(Some(&before), &RESUME, &step, &hit), name);
+        // Two breakpoint hits in different places are not a policy.
+        assert_eq!(
+            policy(
+                Some(&before),
+                &RESUME,
+                &hit,
+                &Output::Paused(pause(40, PauseReason::Breakpoint))
+            ),
+            None
+        );
+        // A step that pauses with reason "step" is what a step does.
+        let over = Action::Exec {
+            exec: ExecAction::StepOver,
+        };
+        assert_eq!(policy(Some(&before), &over, &hit, &step), None);
+    }
+
+    #[test]
+    fn a_re_stop_at_the_step_s_breakpoint_is_named() {
+        let before = pause(17, PauseReason::Step);
+        let again = Output::Paused(pause(17, PauseReason::Breakpoint));
+        let next = Output::Paused(pause(18, PauseReason::Breakpoint));
+        assert_eq!(
+            policy(Some(&before), &RESUME, &next, &again),
+            Some("breakpoint_hit_after_step_onto_it".to_string())
+        );
+        assert_eq!(policy(Some(&before), &RESUME, &again, &next), None);
+    }
 }
