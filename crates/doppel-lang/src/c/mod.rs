@@ -1,10 +1,11 @@
-//! C: syntax (tree-sitter-c), compilation (gcc/clang into a build cache),
+//! C: syntax (tree-sitter-c), definite assignment of locals (`assignment`), compilation (gcc/clang into a build cache),
 //! line coverage of a run (gcov) and the ISSTA'19 program transformations;
 //! for debug-information validation (PLDI'20): the scope oracle from clang's
 //! JSON AST (`clang_scope`, with `ts_scope` from tree-sitter-c as its
 //! fallback), statement-start lines (`statements`) and the
 //! `is_stmt` lines of a binary's line table (`linetable`).
 
+pub mod assignment;
 pub mod clang_scope;
 mod compile;
 pub mod coverage;
