@@ -355,11 +355,11 @@ fn analyze_function(src: &str, lines: &LineIndex, root: Node<'_>, f: Node<'_>) -
 fn irregular(body: Node<'_>) -> bool {
     super::transform::descendants(body).into_iter().any(|n| match n.kind() {
         "goto_statement" | "labeled_statement" => true,
-        "case_statement" => !n
+        "case_statement" => n
             .parent()
             .filter(|p| p.kind() == "compound_statement")
             .and_then(|p| p.parent())
-            .is_some_and(|s| s.kind() == "switch_statement"),
+            .is_none_or(|s| s.kind() != "switch_statement"),
         _ => false,
     })
 }
