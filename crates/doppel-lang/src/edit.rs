@@ -95,6 +95,14 @@ impl LocationMap {
         self.edits.iter().try_fold(p, |p, e| e.map(p))
     }
 
+    /// The old position that maps to the new position `p` (the inverse of
+    /// [`LocationMap::map`]), or `None` when `p` lies in inserted or
+    /// replacing text (except a replacement's first position, which is
+    /// kept: it maps back to the start of the replaced text).
+    pub fn unmap(&self, p: Pos) -> Option<Pos> {
+        self.edits.iter().rev().try_fold(p, |p, e| e.unmap(p))
+    }
+
     /// The new line of a whole line: where its first column goes if that
     /// survives, else the first surviving column of the line. `None` when the
     /// whole line was removed.
@@ -179,6 +187,23 @@ impl MappedEdit {
             return None;
         }
         Some(self.shift_after(p))
+    }
+
+    /// The inverse of [`MappedEdit::map`].
+    fn unmap(&self, p: Pos) -> Option<Pos> {
+        if p < self.start || (p == self.start && self.start != self.end) {
+            return Some(p);
+        }
+        let after = self.shift_after(self.end);
+        if p < after {
+            return None;
+        }
+        let line = self.start.line + self.newlines;
+        if p.line == line {
+            Some(Pos::new(self.end.line, p.column - after.column + self.end.column))
+        } else {
+            Some(Pos::new(p.line - line + self.end.line, p.column))
+        }
     }
 
     /// The span `[s, t)` of earlier replacement text after this edit (see
@@ -327,6 +352,33 @@ pub fn pos_of_offset(text: &str, offset: usize) -> Pos {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unmap_inverts_map_and_has_no_image_in_new_text() {
+        let text = "int a;\nint b = 2;\nint c;\n";
+        let (_, first) = apply(text, &[SourceEdit::insert(Pos::new(2, 1), "x = x;\n")]).unwrap();
+        // `2` at 3:9 (new numbering) becomes `(1+1)`.
+        let (_, second) = apply(
+            "int a;\nx = x;\nint b = 2;\nint c;\n",
+            &[SourceEdit::replace(Pos::new(3, 9), Pos::new(3, 10), "(1+1)")],
+        )
+        .unwrap();
+        let map = first.then(&second);
+        for line in 1..=3 {
+            for column in 1..=9 {
+                let p = Pos::new(line, column);
+                if let Some(q) = map.map(p) {
+                    assert_eq!(map.unmap(q), Some(p), "{p:?} -> {q:?}");
+                }
+            }
+        }
+        assert_eq!(map.unmap(Pos::new(2, 1)), None, "the inserted line");
+        assert_eq!(map.unmap(Pos::new(3, 10)), None, "inside the replacement");
+        assert_eq!(map.unmap(Pos::new(3, 9)), Some(Pos::new(2, 9)), "its first position");
+        assert_eq!(map.unmap(Pos::new(3, 14)), Some(Pos::new(2, 10)), "the `;` after it");
+        assert_eq!(map.unmap(Pos::new(4, 1)), Some(Pos::new(3, 1)));
+        assert_eq!(LocationMap::identity().unmap(Pos::new(7, 3)), Some(Pos::new(7, 3)));
+    }
 
     #[test]
     fn inserted_lines_shift_later_lines_only() {

@@ -6,15 +6,17 @@ use crate::action::{self, Plan};
 use crate::config::MetaConfig;
 use crate::follow_up::{self, FollowUp, FollowUpOutcome};
 use crate::program::{self, Builder, Program};
-use crate::relation::Relation;
+use crate::relation::{Indeterminate, Relation};
 use crate::script::Script;
 use crate::transformation::Transformation;
+use doppel_core::Language;
 use doppel_debuggers::Debugger;
 use doppel_lang::edit::LocationMap;
 use doppel_lang::transform::{ProgramInput, ProgramTransformationKind};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The transformation a test applied, for people and class keys.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,7 +120,15 @@ fn relation(cfg: &MetaConfig, program: &Program) -> Relation {
         expect_variable: None,
         replacements: Vec::new(),
         breakability_may_change: Vec::new(),
+        indeterminate: indeterminate(program, &LocationMap::identity(), program),
     }
+}
+
+/// The definite-assignment facts of a C test (`None` for other languages):
+/// the relation does not compare locals that may hold garbage.
+fn indeterminate(initial: &Program, map: &LocationMap, follow_up: &Program) -> Option<Arc<Indeterminate>> {
+    (initial.subject.language == Language::C)
+        .then(|| Arc::new(Indeterminate::new(&initial.text, map.clone(), &follow_up.text)))
 }
 
 /// The follow-up plan, program and relation of `t`, or why `t` does not apply.
@@ -211,6 +221,7 @@ async fn prepare(
             rel.expect_variable = transformed.expect_variable.clone();
             rel.replacements = transformed.map.replacements();
             rel.breakability_may_change = transformed.breakability_may_change.clone();
+            rel.indeterminate = indeterminate(program, &transformed.map, &follow);
             let what = applied(transformed.description.clone(), transformed.node.clone());
             Ok((plan, follow, rel, what))
         }

@@ -110,8 +110,9 @@ pub async fn run(
 /// Re-runs test `round` of a stored sequence: the same initial input
 /// (`program` and its recorded `initial_trace`), the same generator (the
 /// sequence's first program hash `origin` and `seed`), the same
-/// configuration. Returns the new follow-up trace (if one ran) and verdict;
-/// `chain_before` is the chain of the rounds before it.
+/// configuration. Returns the new follow-up trace (if one ran), the verdict
+/// and the transformation applied (`None`: none applied); `chain_before` is
+/// the chain of the rounds before it.
 #[allow(clippy::too_many_arguments)]
 pub async fn replay_round(
     dbg: &mut Box<dyn Debugger>,
@@ -123,7 +124,7 @@ pub async fn replay_round(
     chain_before: &[Transformation],
     cfg: &MetaConfig,
     builder: &Builder,
-) -> (Option<Trace>, Verdict) {
+) -> (Option<Trace>, Verdict, Option<Applied>) {
     let script = Script::from_trace(initial_trace).within_program(&program.subject);
     let mut rng = round_rng(origin, seed, round);
     let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng).await;
@@ -132,7 +133,7 @@ pub async fn replay_round(
         chain.push(a.transformation);
     }
     let v = verdict(&test, &chain);
-    (test.follow_up.map(|f| f.trace), v)
+    (test.follow_up.map(|f| f.trace), v, test.applied)
 }
 
 /// The generator of round `r` of the sequence of (`program_hash`, `seed`):

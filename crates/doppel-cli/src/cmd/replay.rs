@@ -180,7 +180,7 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
     let mut dbg = doppel_debuggers::registry::create(name, &dcfg)?;
     let mut reproduced = 0;
     for i in 0..a.times.max(1) {
-        let (_, v) = doppel_metamorphic::sequence::replay_round(
+        let (_, v, applied) = doppel_metamorphic::sequence::replay_round(
             &mut dbg, &program, initial, &origin, r.seed, round, &chain, &cfg, &builder,
         )
         .await;
@@ -199,6 +199,12 @@ async fn replay_meta(a: &ReplayArgs, r: &RunRecord, db: &str) -> anyhow::Result<
         );
         if !same {
             println!("  stored:   {}", describe(&r.verdict));
+        }
+        // The same generator may choose another transformation when the
+        // transformations' rules changed since the run was stored.
+        match &applied {
+            Some(t) => println!("  applied:  {}: {}", t.transformation, t.description),
+            None => println!("  applied:  no transformation"),
         }
     }
     dbg.shutdown().await;

@@ -1,10 +1,12 @@
 //! C: syntax (tree-sitter-c), compilation (gcc/clang into a build cache),
-//! line coverage of a run (gcov) and the ISSTA'19 program transformations;
+//! line coverage of a run (gcov), the ISSTA'19 program transformations and
+//! the definite assignment of locals they and the relation need (`assignment`);
 //! for debug-information validation (PLDI'20): the scope oracle from clang's
 //! JSON AST (`clang_scope`, with `ts_scope` from tree-sitter-c as its
 //! fallback), statement-start lines (`statements`) and the
 //! `is_stmt` lines of a binary's line table (`linetable`).
 
+pub mod assignment;
 pub mod clang_scope;
 mod compile;
 pub mod coverage;

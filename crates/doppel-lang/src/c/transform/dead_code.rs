@@ -5,6 +5,7 @@
 
 use super::scope::{self, Variable};
 use super::{Attempt, ancestors, broken, parse, pos, text, try_candidates};
+use crate::c::assignment::DefiniteAssignment;
 use crate::edit::{Pos, SourceEdit};
 use crate::transform::{ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed};
 use rand::Rng as _;
@@ -92,12 +93,16 @@ pub(crate) fn insertion_points<'t>(src: &str, root: Node<'t>) -> Vec<InsertionPo
 }
 
 /// Shared by dead code and no-op: insert `make(v)` on a new line before a
-/// statement, `v` a variable visible there that satisfies `usable`.
+/// statement, `v` a variable visible there that satisfies `usable` and,
+/// when `reads` (the new code reads `v`), is definitely assigned there
+/// (`crate::c::assignment`: parameters, globals, and locals every path
+/// to the statement assigns).
 pub(crate) fn insert_statement(
     kind: ProgramTransformationKind,
     input: ProgramInput<'_>,
     rng: Rng<'_>,
     usable: fn(&Variable) -> bool,
+    reads: bool,
     node: &'static str,
     make: fn(&Variable, &mut dyn rand::RngCore) -> String,
 ) -> Result<Transformed, Skip> {
@@ -109,8 +114,21 @@ pub(crate) fn insert_statement(
     if points.is_empty() {
         return Err(Skip::new(kind, "no statement in a function body begins a line"));
     }
+    let assignment = reads.then(|| DefiniteAssignment::analyze(src));
     for p in points {
-        let vars: Vec<Variable> = scope::used_visible_at(src, p.stmt).into_iter().filter(usable).collect();
+        let mut vars: Vec<Variable> = scope::used_visible_at(src, p.stmt).into_iter().filter(usable).collect();
+        if let Some(da) = &assignment {
+            let at = pos(src, p.stmt.start_byte());
+            let unassigned = ancestors(p.stmt)
+                .find(|a| a.kind() == "function_definition")
+                .and_then(|f| f.child_by_field_name("declarator"))
+                .and_then(scope::declarator_name)
+                .map(|name| da.maybe_unassigned(text(name, src), at.line, Some(at.column)));
+            match unassigned {
+                Some(names) => vars.retain(|v| !names.contains(&v.name)),
+                None => vars.clear(),
+            }
+        }
         if !vars.is_empty() {
             candidates.push((p, vars));
         }
@@ -159,6 +177,7 @@ impl ProgramTransformation for InsertDeadCode {
             input,
             rng,
             Variable::takes_integer_literal,
+            false,
             "if_statement",
             |v, rng| format!("if (0) {{ {} = {}; }}", v.name, rng.random_range(0..10u32)),
         )

@@ -2,7 +2,11 @@
 //! statement"): a new line `v = v;` before a statement, `v` a variable
 //! visible there that is not const, volatile, extern, an array or a function
 //! (structs defined in the file without const members, and pointers, are
-//! fine). Lines after the insertion move down by one.
+//! fine), and that is definitely assigned there (`crate::c::assignment`):
+//! reading an automatic variable that holds its indeterminate initial
+//! value, whose address is never taken, is undefined behaviour (C11
+//! 6.3.2.1p2), and the new program must do what the old one did. Lines
+//! after the insertion move down by one.
 
 use super::dead_code::insert_statement;
 use super::scope::Variable;
@@ -21,13 +25,15 @@ impl ProgramTransformation for InsertNoOp {
     /// the new statement in new numbering.
     ///
     /// Errors: [`Skip`] when the program has syntax errors, no statement
-    /// begins a line, or no self-assignable variable is in scope.
+    /// begins a line, or no self-assignable, definitely assigned variable
+    /// is in scope.
     fn apply(&self, input: ProgramInput<'_>, rng: Rng<'_>) -> Result<Transformed, Skip> {
         insert_statement(
             self.kind(),
             input,
             rng,
             Variable::self_assignable,
+            true,
             "expression_statement",
             |v, _| format!("{0} = {0};", v.name),
         )
@@ -60,6 +66,36 @@ mod tests {
         let src = "int main(void) {\n    const int c = 2;\n    volatile int v = 0;\n    return c + v;\n}\n";
         let err = run(&InsertNoOp, src, 1).unwrap_err();
         assert!(err.reason.contains("no suitable variable"), "{}", err.reason);
+    }
+
+    #[test]
+    fn only_definitely_assigned_variables_are_read() {
+        // c-testsuite 00143.c, reduced: `count` and `to` are assigned late.
+        let src = "int g;\nint main(void) {\n    int count, n;\n    short *to;\n    short b[3];\n    for (n = 0; n < 3; n++) {\n        b[n] = 0;\n    }\n    to = b;\n    count = 3;\n    return count + *to + g;\n}\n";
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..60 {
+            let t = run(&InsertNoOp, src, seed).unwrap();
+            let line = t.text.lines().nth(t.at.line as usize - 1).unwrap().trim().to_string();
+            let var = line.split(" = ").next().unwrap().to_string();
+            let before = t.at.line as usize - 1;
+            let prior: Vec<&str> = t.text.lines().take(before).collect();
+            match var.as_str() {
+                "g" => {}
+                "n" => assert!(prior.iter().any(|l| l.contains("for (n = 0")), "{}", t.text),
+                "to" => assert!(prior.iter().any(|l| l.contains("to = b;")), "{}", t.text),
+                "count" => assert!(prior.iter().any(|l| l.contains("count = 3;")), "{}", t.text),
+                other => panic!("unexpected variable {other}:\n{}", t.text),
+            }
+            seen.insert(var);
+            assert!(compiles(&t.text));
+        }
+        assert!(seen.contains("count") && seen.contains("g"), "{seen:?}");
+        // Nothing assigned yet before the first statements: only the global.
+        let early = "int main(void) {\n    int x;\n    x = 1;\n    return x;\n}\n";
+        for seed in 0..10 {
+            let t = run(&InsertNoOp, early, seed).unwrap();
+            assert_eq!(t.at.line, 4, "only before `return x;`:\n{}", t.text);
+        }
     }
 
     #[test]

@@ -380,6 +380,12 @@ fn push_declarator<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>
     });
 }
 
+/// The [`TypeClass`] of the variable `decl` (a declarator of the
+/// declaration or parameter `spec`) declares.
+pub(crate) fn class_of<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>) -> TypeClass {
+    classify(src, root, spec, decl, 0).0
+}
+
 /// Classifies the type `decl` gets from the specifiers of `spec`:
 /// (class, const, volatile).
 fn classify<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>, depth: u32) -> (TypeClass, bool, bool) {
