@@ -314,13 +314,14 @@ pub fn apply(text: &str, edits: &[SourceEdit]) -> Result<(String, LocationMap), 
     Ok((out, LocationMap { edits }))
 }
 
-/// Byte offsets of line starts, for converting positions.
-struct LineIndex {
+/// Byte offsets of line starts, for converting between byte offsets and
+/// 1-based character positions ([`Pos`]).
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Self { starts }
@@ -338,6 +339,15 @@ impl LineIndex {
             return None;
         }
         Some(start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i))
+    }
+
+    /// The position of byte `byte` of `text` (clamped to its end).
+    pub(crate) fn pos(&self, text: &str, byte: usize) -> Pos {
+        let byte = byte.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= byte).saturating_sub(1);
+        let start = self.starts[line];
+        let column = text.get(start..byte).map_or(byte - start, |s| s.chars().count());
+        Pos::new(line as u32 + 1, column as u32 + 1)
     }
 }
 

@@ -438,21 +438,9 @@ async fn resync(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doppel_core::{Frame, PauseReason, ProgramState};
+    use doppel_core::PauseReason;
 
-    fn pause(line: u32, reason: PauseReason) -> ProgramState {
-        ProgramState {
-            location: Location::line("p.c", line),
-            reason,
-            call_stack: vec![Frame {
-                function: "main".into(),
-                location: Some(Location::line("p.c", line)),
-            }],
-            variables: vec![],
-            signal: None,
-            return_value: None,
-        }
-    }
+    use crate::test_support::pause_in_main as pause;
 
     const RESUME: Action = Action::Exec {
         exec: ExecAction::Resume,

@@ -30,6 +30,8 @@ pub mod repro;
 pub mod round;
 pub mod script;
 pub mod sequence;
+#[cfg(test)]
+mod test_support;
 pub mod transformation;
 
 pub use config::MetaConfig;

@@ -308,17 +308,7 @@ mod tests {
     }
 
     fn pause(line: u32) -> Output {
-        Output::Paused(ProgramState {
-            location: Location::line("p.c", line),
-            reason: PauseReason::Breakpoint,
-            call_stack: vec![Frame {
-                function: "main".into(),
-                location: Some(Location::line("p.c", line)),
-            }],
-            variables: vec![],
-            signal: None,
-            return_value: None,
-        })
+        Output::Paused(crate::test_support::pause_in_main(line, PauseReason::Breakpoint))
     }
 
     #[test]

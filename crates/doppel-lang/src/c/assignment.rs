@@ -58,7 +58,7 @@
 //! 1` is the assignment), macros (not expanded), `longjmp`.
 
 use super::transform::scope;
-use crate::edit::Pos;
+use crate::edit::{LineIndex, Pos};
 use std::collections::{BTreeSet, HashMap};
 use tree_sitter::{Node, Parser};
 
@@ -259,27 +259,6 @@ impl Function {
 /// The position of a block's closing brace, given the block's end.
 fn before_end(end: Pos) -> Pos {
     Pos::new(end.line, end.column.saturating_sub(1).max(1))
-}
-
-/// Byte offsets to 1-based character positions.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self { starts }
-    }
-
-    fn pos(&self, text: &str, byte: usize) -> Pos {
-        let byte = byte.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= byte).saturating_sub(1);
-        let start = self.starts[line];
-        let column = text.get(start..byte).map_or(byte - start, |s| s.chars().count());
-        Pos::new(line as u32 + 1, column as u32 + 1)
-    }
 }
 
 /// Statement kinds whose start a pause may stand for.
