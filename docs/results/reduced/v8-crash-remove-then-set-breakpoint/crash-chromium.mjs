@@ -6,7 +6,7 @@
 // Knobs (environment): MODE, SOURCE, FIRST_LINE, AT=line:col, KEEP=1, NOBP=1 as in crash-node.mjs;
 // WAIT_MS (how long to wait for a pause), CHROMIUM_FLAGS (extra flags), SHOWLOG=1 (Chromium's stderr).
 import { spawn } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -95,5 +95,7 @@ const version = (await send('Browser.getVersion', {}, null)).result?.product;
 console.log(`${version}: ${outcome}`);
 ws.close();
 browser.kill('SIGKILL');
+if (browser.exitCode === null && browser.signalCode === null) await new Promise((r) => browser.once('exit', r));
+rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }); // the page and the profile
 if (process.env.SHOWLOG) console.log(log.split('\n').filter((l) => !/DevTools listening/.test(l)).join('\n'));
 process.exit(0);

@@ -15,7 +15,7 @@
 //   SOURCE=<text>  FIRST_LINE=<n>  AT=<line:col> (1-based; default: 3:3, or the end of the script
 //   in instrumentation mode)  KEEP=1 (do not remove the first breakpoint: no crash)  NOBP=1.
 import { spawn } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -90,6 +90,7 @@ ws.close();
 const t = setTimeout(() => child.kill('SIGKILL'), 5000);
 const { code, signal } = await exited;
 clearTimeout(t);
+rmSync(dir, { recursive: true, force: true }); // script.js and loader.js
 const fatal = output.split('\n').filter((l) => /abort|Fatal|Check failed|Invalid|Segmentation/.test(l));
 if (process.env.VERBOSE) console.log(output);
 const version = NODE === process.execPath ? process.version : NODE;
