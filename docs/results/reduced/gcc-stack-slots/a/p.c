@@ -1,0 +1,8 @@
+int main()
+{
+    int count, n;
+    for (n = 0; n < 3; n++) {
+    }
+    count = 39;
+    return count - 39;
+}

@@ -1,0 +1,6 @@
+function f() {
+  var x = 1;
+  if (false) { x = 2; }
+  if (false) { x = 3; }
+}
+f();

@@ -1,0 +1,8 @@
+function f(input) {
+  var ia = input.split("");
+  var p = 0;
+  if (p) { p = 1; }
+  return ia.join("");
+  function g() { if (false) { ia = 9; } }
+}
+f("abc");

@@ -1,0 +1,7 @@
+function g(y) {
+  var h = function () { y = y; };
+  h();
+  y = y;
+  return y;
+}
+g(33);

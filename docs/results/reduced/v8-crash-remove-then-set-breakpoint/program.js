@@ -1,0 +1,5 @@
+function g() {
+  var a = true;
+  return a;
+}
+g();

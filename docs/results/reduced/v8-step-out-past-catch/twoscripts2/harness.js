@@ -1,0 +1,8 @@
+function check(f) {
+  try {
+    f();
+  } catch (e) {
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,4 @@
+function thrower([{ x }] = [null]) {}
+check(function () {
+  thrower();
+});
