@@ -2,8 +2,8 @@
 # V8 break positions that move with semantically neutral changes. See README.md.
 # ./run.sh            node only;    ./run.sh chromium   node and headless Chromium
 cd "$(dirname "$0")"
-R() { echo "\$ $*"; node --experimental-websocket cdp.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
-RC() { [ "${ENGINE:-}" = chromium ] || return 0; echo "\$ (chromium) $*"; node --experimental-websocket cdp-chromium.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
+R() { echo "\$ $*"; node --experimental-websocket ../v8-cdp/cdp.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
+RC() { [ "${ENGINE:-}" = chromium ] || return 0; echo "\$ (chromium) $*"; node --experimental-websocket ../v8-cdp/cdp-chromium.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
 [ "${1:-}" = chromium ] && ENGINE=chromium
 echo "## 1. a statement's break position moves to a later expression when its first bytecode is elided (runs 6173, 6612, 16037)"
 for p in a b; do R return-ctx-$p.js "b:5:3 b:4 start in"; RC return-ctx-$p.js "b:5:3 b:4 start in"; done

@@ -2,8 +2,8 @@
 # Step out (and, for 6, step over) past a catch that catches the exception. See README.md.
 # ./run.sh            node only;    ./run.sh chromium   node and headless Chromium
 cd "$(dirname "$0")"
-R() { echo "\$ $*"; node --experimental-websocket cdp.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
-RC() { [ "${ENGINE:-}" = chromium ] || return 0; echo "\$ (chromium) $*"; node --experimental-websocket cdp-chromium.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
+R() { echo "\$ $*"; node --experimental-websocket ../v8-cdp/cdp.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
+RC() { [ "${ENGINE:-}" = chromium ] || return 0; echo "\$ (chromium) $*"; node --experimental-websocket ../v8-cdp/cdp-chromium.mjs "$@" 2>&1 | grep -v -i "experimental\|trace-warnings"; }
 [ "${1:-}" = chromium ] && ENGINE=chromium
 echo "## 1. step out of a frame whose exception a caller catches (runs 10364, 10399)"
 R stepout-throw5.js "b:11 start over";  RC stepout-throw5.js "b:11 start over"
