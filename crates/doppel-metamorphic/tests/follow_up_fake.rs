@@ -592,3 +592,35 @@ async fn a_breakpoint_on_a_line_whose_code_was_removed_may_resolve_and_its_pause
         }
     );
 }
+
+#[tokio::test]
+async fn a_removal_that_takes_away_a_breakpoint_the_initial_run_paused_at_is_inconclusive() {
+    // The initial run resolved a breakpoint on line 12 and paused there.
+    let script = initial(&[bp(12), Action::Start, exec(ExecAction::Resume)]).await;
+    assert_eq!(script.steps[1].output.paused().unwrap().location.line, 12);
+    let plan = Plan {
+        script,
+        ..Plan::default()
+    };
+    // After the removal line 12 has no code (the debugger rejects the
+    // breakpoint): the pause at 12 cannot be expected.
+    let mut sim = Sim::new(None);
+    sim.rejects = Some(12);
+    let rel = Relation {
+        breakability_may_change: vec![12],
+        ..relation()
+    };
+    match follow_up::run(&mut sim, &subject(), &plan, &rel).await.outcome {
+        FollowUpOutcome::Inconclusive { reason } => {
+            assert!(reason.contains("removing code changed"), "{reason}")
+        }
+        other => panic!("expected inconclusive, got {other:?}"),
+    }
+    // Without the removal the same answer breaks the relation.
+    let mut sim = Sim::new(None);
+    sim.rejects = Some(12);
+    assert!(matches!(
+        follow_up::run(&mut sim, &subject(), &plan, &relation()).await.outcome,
+        FollowUpOutcome::Violated { .. }
+    ));
+}
