@@ -261,24 +261,15 @@ fn before_end(end: Pos) -> Pos {
     Pos::new(end.line, end.column.saturating_sub(1).max(1))
 }
 
-/// Statement kinds whose start a pause may stand for.
-const STATEMENTS: &[&str] = &[
-    "expression_statement",
-    "declaration",
-    "if_statement",
-    "for_statement",
-    "while_statement",
-    "do_statement",
-    "return_statement",
-    "break_statement",
-    "continue_statement",
-    "goto_statement",
-    "compound_statement",
-    "switch_statement",
-    "case_statement",
-    "labeled_statement",
-    "attributed_statement",
-];
+/// Whether a node of this kind is a statement whose start a pause may
+/// stand for.
+fn is_statement(kind: &str) -> bool {
+    super::statements::STATEMENTS.contains(&kind)
+        || matches!(
+            kind,
+            "compound_statement" | "case_statement" | "labeled_statement" | "attributed_statement"
+        )
+}
 
 fn analyze_function(src: &str, lines: &LineIndex, root: Node<'_>, f: Node<'_>) -> Option<Function> {
     let body = f.child_by_field_name("body")?;
@@ -444,7 +435,7 @@ impl Analyzer<'_> {
     /// Records the statements of `n` without flow (the fallback): every
     /// state is replaced afterwards.
     fn structure(&mut self, n: Node<'_>, depth: u32) {
-        let is_stmt = STATEMENTS.contains(&n.kind());
+        let is_stmt = is_statement(n.kind());
         let d = if is_stmt {
             let i = self.record(n, depth, &State::Unreachable);
             if n.kind() == "compound_statement" {
@@ -466,14 +457,14 @@ impl Analyzer<'_> {
         let mut cursor = block.walk();
         block
             .named_children(&mut cursor)
-            .filter(|c| STATEMENTS.contains(&c.kind()))
+            .filter(|c| is_statement(c.kind()))
             .map(|c| self.pos(c.start_byte()))
             .collect()
     }
 
     /// The state after `n` completes normally, given the state before it.
     fn stmt(&mut self, n: Node<'_>, s: State, depth: u32) -> State {
-        if !STATEMENTS.contains(&n.kind()) {
+        if !is_statement(n.kind()) {
             // An expression where a statement may stand, or something
             // without effect (a type definition, a comment).
             return self.expr(n, s);
@@ -620,7 +611,7 @@ impl Analyzer<'_> {
         let mut cursor = n.walk();
         let items: Vec<Node> = n.named_children(&mut cursor).collect();
         items.into_iter().fold(s, |cur, c| {
-            if STATEMENTS.contains(&c.kind()) {
+            if is_statement(c.kind()) {
                 self.stmt(c, cur, depth)
             } else {
                 self.expr(c, cur)

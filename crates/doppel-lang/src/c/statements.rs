@@ -37,8 +37,10 @@
 use std::collections::BTreeSet;
 use tree_sitter::{Node, Parser};
 
-/// Statement kinds (tree-sitter-c) that qualify under rule 1.
-const STATEMENTS: [&str; 11] = [
+/// Statement kinds (tree-sitter-c) that qualify under rule 1; also the
+/// statements the C transformations and the definite-assignment analysis
+/// work on (each adds the kinds it needs beyond these).
+pub(crate) const STATEMENTS: [&str; 11] = [
     "expression_statement",
     "declaration",
     "return_statement",

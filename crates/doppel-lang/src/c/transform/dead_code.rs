@@ -14,21 +14,10 @@ use tree_sitter::Node;
 /// [`ProgramTransformationKind::InsertDeadCode`] for C.
 pub struct InsertDeadCode;
 
-/// Statement kinds before which a statement may be inserted.
-const STATEMENTS: &[&str] = &[
-    "expression_statement",
-    "declaration",
-    "if_statement",
-    "for_statement",
-    "while_statement",
-    "do_statement",
-    "return_statement",
-    "break_statement",
-    "continue_statement",
-    "goto_statement",
-    "compound_statement",
-    "switch_statement",
-];
+/// Whether a statement may be inserted before a node of this kind.
+fn insertable_before(kind: &str) -> bool {
+    crate::c::statements::STATEMENTS.contains(&kind) || kind == "compound_statement"
+}
 
 /// Blocks whose statements may get a new statement before them: function
 /// bodies and blocks nested in statements (not a `switch` body directly, not
@@ -69,7 +58,7 @@ pub(crate) fn insertion_points<'t>(src: &str, root: Node<'t>) -> Vec<InsertionPo
         }
         let mut cursor = block.walk();
         for stmt in block.named_children(&mut cursor) {
-            if !STATEMENTS.contains(&stmt.kind()) {
+            if !insertable_before(stmt.kind()) {
                 continue;
             }
             let start = stmt.start_byte();
