@@ -26,26 +26,7 @@ fn run_of(n: usize) -> RunRecord {
             exec: ExecAction::Resume,
         },
     ];
-    let events: Vec<Event> = actions[..n]
-        .iter()
-        .flat_map(|a| {
-            [
-                Event {
-                    t_ms: 0.0,
-                    kind: EventKind::Action(a.clone()),
-                    raw: vec![],
-                },
-                Event {
-                    t_ms: 0.0,
-                    kind: EventKind::Output(Output::Finished {
-                        exit_code: None,
-                        signal: None,
-                    }),
-                    raw: vec![],
-                },
-            ]
-        })
-        .collect();
+    let events = events_of(&actions[..n]);
     let tool = |name: &str| ToolInfo {
         name: name.into(),
         version: "v20".into(),
@@ -191,26 +172,7 @@ fn run_with(source: &str, actions: &[Action]) -> RunRecord {
     r.config["source_text"] = serde_json::Value::String(source.into());
     r.traces.truncate(1);
     r.debuggers.truncate(1);
-    r.traces[0].events = actions
-        .iter()
-        .flat_map(|a| {
-            [
-                Event {
-                    t_ms: 0.0,
-                    kind: EventKind::Action(a.clone()),
-                    raw: vec![],
-                },
-                Event {
-                    t_ms: 0.0,
-                    kind: EventKind::Output(Output::Finished {
-                        exit_code: None,
-                        signal: None,
-                    }),
-                    raw: vec![],
-                },
-            ]
-        })
-        .collect();
+    r.traces[0].events = events_of(actions);
     r
 }
 
@@ -435,4 +397,29 @@ fn a_step_off_the_end_of_the_source_stops_in_the_next_script() {
         answer(&stdout, "=== [3] step_over ===").starts_with("paused @ doppel-run.js:1:"),
         "the step stops in the epilogue: {stdout}"
     );
+}
+
+/// Each action followed by a placeholder answer (the reproducer replays
+/// actions; the stored answers only label its output).
+fn events_of(actions: &[Action]) -> Vec<Event> {
+    actions
+        .iter()
+        .flat_map(|a| {
+            [
+                Event {
+                    t_ms: 0.0,
+                    kind: EventKind::Action(a.clone()),
+                    raw: vec![],
+                },
+                Event {
+                    t_ms: 0.0,
+                    kind: EventKind::Output(Output::Finished {
+                        exit_code: None,
+                        signal: None,
+                    }),
+                    raw: vec![],
+                },
+            ]
+        })
+        .collect()
 }
