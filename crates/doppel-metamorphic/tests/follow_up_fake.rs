@@ -293,10 +293,9 @@ async fn the_unchanged_script_holds() {
     );
 }
 
-#[tokio::test]
-async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_temporary_breakpoint() {
-    // Initial: paused at 11, step over -> 12. Follow-up: a breakpoint at 3
-    // (inside f, called from 11) interrupts the step over.
+/// Initial: paused at 11, step over -> 12, resume. The plan adds a
+/// breakpoint at 3 (inside f, called from 11) before the step over.
+async fn step_over_with_a_breakpoint_added_in_the_callee() -> Plan {
     let script = initial(&[
         bp(11),
         Action::Start,
@@ -305,14 +304,21 @@ async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_tempora
     ])
     .await;
     assert_eq!(script.steps[2].output.paused().unwrap().location.line, 12);
-    let plan = Plan {
+    Plan {
         script,
         add_breakpoint: Some(AddedBreakpoint {
             before: 2,
             at: Location::line("p.c", 3),
         }),
         ..Plan::default()
-    };
+    }
+}
+
+#[tokio::test]
+async fn a_step_over_consumed_by_an_added_breakpoint_is_completed_with_a_temporary_breakpoint() {
+    // Initial: paused at 11, step over -> 12. Follow-up: a breakpoint at 3
+    // (inside f, called from 11) interrupts the step over.
+    let plan = step_over_with_a_breakpoint_added_in_the_callee().await;
     let f = follow(&mut Sim::new(None), &plan).await;
     assert!(
         matches!(f.outcome, FollowUpOutcome::Held { ignored_pauses: 2, .. }),
@@ -332,21 +338,7 @@ async fn a_consumed_step_whose_temporary_breakpoint_is_rejected_is_inconclusive(
     // file, where doppel sets no breakpoint). Continuing without it would
     // run past 12 and report a difference that is doppel's, not the
     // debugger's.
-    let script = initial(&[
-        bp(11),
-        Action::Start,
-        exec(ExecAction::StepOver),
-        exec(ExecAction::Resume),
-    ])
-    .await;
-    let plan = Plan {
-        script,
-        add_breakpoint: Some(AddedBreakpoint {
-            before: 2,
-            at: Location::line("p.c", 3),
-        }),
-        ..Plan::default()
-    };
+    let plan = step_over_with_a_breakpoint_added_in_the_callee().await;
     let mut sim = Sim::new(None);
     sim.rejects = Some(12);
     let f = follow(&mut sim, &plan).await;
