@@ -112,7 +112,10 @@ mod tests {
     fn items_go_round_robin_like_nextest_count() {
         let p: Partition = "2/3".parse().unwrap();
         assert_eq!(p.select(0..10), vec![1, 4, 7]);
-        assert_eq!("count:1/3".parse::<Partition>().unwrap().select(0..10), vec![0, 3, 6, 9]);
+        assert_eq!(
+            "count:1/3".parse::<Partition>().unwrap().select(0..10),
+            vec![0, 3, 6, 9]
+        );
         assert_eq!(Partition::whole().select(0..3), vec![0, 1, 2]);
         assert_eq!(p.to_string(), "2/3");
     }
