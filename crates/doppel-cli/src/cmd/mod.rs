@@ -12,7 +12,6 @@ pub mod replay;
 pub mod report;
 pub mod repro;
 pub mod show;
-pub mod subjects;
 
 use doppel_core::store::Store;
 
