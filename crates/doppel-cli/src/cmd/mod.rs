@@ -5,6 +5,7 @@ pub mod bench;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
+pub mod engines;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;
