@@ -21,6 +21,8 @@
 //! `--resume` skips the keys in [`Store::finished_keys`], so a campaign never
 //! writes a key twice on its own.
 
+pub mod queue;
+
 use crate::model::ClassKey;
 use crate::run::RunRecord;
 use anyhow::Context;
@@ -140,6 +142,8 @@ impl Store {
                         // busy_timeout first: switching to WAL may wait for a lock.
                         sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
                         sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                        // A commit is on disk (fsync of the WAL) when insert_run returns.
+                        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
                     }
                     Ok(())
                 })
@@ -214,8 +218,23 @@ impl Store {
     /// A run with the same key replaces the stored one and keeps its id (see
     /// the module docs for why).
     ///
+    /// Durability: `Ok` means committed (with SQLite, in the WAL with
+    /// `synchronous=FULL`); a failed commit (a full disk) is an error, so
+    /// the caller counts the run as not stored.
+    ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
+        let mut conn = self
+            .pool
+            .acquire()
+            .await
+            .with_context(|| format!("storing run {}", run.key))?;
+        Self::upsert_run_on(&mut conn, run).await
+    }
+
+    /// [`Store::insert_run`] on one connection (or transaction, see
+    /// `queue.rs`), so a run and the work item it completes commit together.
+    pub(crate) async fn upsert_run_on(conn: &mut sqlx::AnyConnection, run: &RunRecord) -> anyhow::Result<i64> {
         let json = serde_json::to_string(run)?;
         let f = run.verdict.finding();
         let class = f.map(|f| f.class.to_string());
@@ -232,9 +251,19 @@ impl Store {
              verdict=excluded.verdict, class_key=excluded.class_key, divergence=excluded.divergence, \
              last_action=excluded.last_action, ast_node=excluded.ast_node, policy=excluded.policy, \
              debuggers=excluded.debuggers, duration_ms=excluded.duration_ms, started_at_ms=excluded.started_at_ms, \
-             record_json=excluded.record_json RETURNING id"
+             record_json=excluded.record_json"
         );
-        let row = sqlx::query(AssertSqlSafe(sql))
+        // No `RETURNING` and no transaction: sqlx stops stepping a SQLite
+        // statement after the row it returns, so the autocommit happens when
+        // the statement is reset and an error there (`SQLITE_FULL` on a full
+        // disk) is dropped (transact-rs/sqlx#2099); and after a failed
+        // statement inside an explicit transaction SQLite may roll the
+        // transaction back on its own, sqlx's count of open transactions
+        // goes out of step, and later "commits" only release savepoints of a
+        // transaction that is never committed. A plain statement run to its
+        // end autocommits and returns the commit's error.
+        let context = || format!("storing run {}", run.key);
+        sqlx::query(AssertSqlSafe(sql))
             .bind(run.key.clone())
             .bind(run.technique.clone())
             .bind(run.campaign.clone())
@@ -251,10 +280,17 @@ impl Store {
             .bind(run.duration_ms)
             .bind(run.started_at_ms)
             .bind(json)
-            .fetch_one(&self.pool)
+            .execute(&mut *conn)
             .await
-            .with_context(|| format!("storing run {}", run.key))?;
-        Ok(row.try_get(0)?)
+            .with_context(context)?;
+        // The key is unique and an upsert keeps the id, so this is the id.
+        let id: i64 = sqlx::query("SELECT id FROM runs WHERE key = $1")
+            .bind(run.key.clone())
+            .fetch_one(&mut *conn)
+            .await
+            .with_context(context)?
+            .try_get(0)?;
+        Ok(id)
     }
 
     /// The keys of all stored runs of `technique` (for `--resume`).
