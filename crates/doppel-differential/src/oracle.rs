@@ -191,12 +191,19 @@ fn pair(a: &Output, b: &Output, columns: bool) -> Option<DivergenceKind> {
 /// their class key carries the policy name so that they do not hide bugs.
 ///
 /// `before` is the agreed state before the action (if paused).
+///
+/// A tool failure (a debugger that crashed, hung or broke its protocol,
+/// `DivergenceKind::ToolFailure`) never carries a policy: whatever the action,
+/// a failed tool is not an intended difference of behaviour.
 pub fn policy(
     before: Option<&ProgramState>,
     action: Option<ExecAction>,
     outputs: &[Output],
     d: &Difference,
 ) -> Option<String> {
+    if d.kind == DivergenceKind::ToolFailure || outputs.iter().any(|o| matches!(o, Output::Failed { .. })) {
+        return None;
+    }
     let slid = |o: &Output| matches!(o, Output::BreakpointSet { resolved: Some(_), .. });
     let rejected = |o: &Output| matches!(o, Output::BreakpointSet { resolved: None, .. });
     // One debugger slides a breakpoint to the next line with code (GDB does
@@ -272,7 +279,7 @@ pub fn policy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doppel_core::{Frame, Location, PauseReason, Value, Variable, VariableKind};
+    use doppel_core::{FailureKind, Frame, Location, PauseReason, Value, Variable, VariableKind};
 
     fn paused(line: u32, stack: &[&str], vars: &[(&str, &str)]) -> Output {
         Output::Paused(ProgramState {
@@ -408,6 +415,24 @@ mod tests {
         );
         let inner = paused(3, &["f", "main"], &[]);
         assert_eq!(policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d), None);
+    }
+
+    #[test]
+    fn a_tool_failure_during_a_step_out_of_main_is_no_policy() {
+        let before = paused(9, &["main"], &[]);
+        for kind in [FailureKind::Crash, FailureKind::Timeout, FailureKind::Protocol] {
+            let outs = [
+                paused(9, &["main"], &[]),
+                Output::failed(kind, "lldb-dap exited (SIGKILL)"),
+            ];
+            let d = compare(&names(), &outs, &NormalizationConfig::default(), false).unwrap();
+            assert_eq!(d.kind, DivergenceKind::ToolFailure);
+            assert_eq!(
+                policy(before.paused(), Some(ExecAction::StepOut), &outs, &d),
+                None,
+                "{kind:?}"
+            );
+        }
     }
 }
 
