@@ -140,6 +140,8 @@ impl Store {
                         // busy_timeout first: switching to WAL may wait for a lock.
                         sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
                         sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                        // A commit is on disk (fsync of the WAL) when insert_run returns.
+                        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
                     }
                     Ok(())
                 })
@@ -214,6 +216,10 @@ impl Store {
     /// A run with the same key replaces the stored one and keeps its id (see
     /// the module docs for why).
     ///
+    /// Durability: `Ok` means committed (with SQLite, in the WAL with
+    /// `synchronous=FULL`); a failed commit (a full disk) is an error, so
+    /// the caller counts the run as not stored.
+    ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
         let json = serde_json::to_string(run)?;
@@ -232,9 +238,19 @@ impl Store {
              verdict=excluded.verdict, class_key=excluded.class_key, divergence=excluded.divergence, \
              last_action=excluded.last_action, ast_node=excluded.ast_node, policy=excluded.policy, \
              debuggers=excluded.debuggers, duration_ms=excluded.duration_ms, started_at_ms=excluded.started_at_ms, \
-             record_json=excluded.record_json RETURNING id"
+             record_json=excluded.record_json"
         );
-        let row = sqlx::query(AssertSqlSafe(sql))
+        // No `RETURNING` and no transaction: sqlx stops stepping a SQLite
+        // statement after the row it returns, so the autocommit happens when
+        // the statement is reset and an error there (`SQLITE_FULL` on a full
+        // disk) is dropped (transact-rs/sqlx#2099); and after a failed
+        // statement inside an explicit transaction SQLite may roll the
+        // transaction back on its own, sqlx's count of open transactions
+        // goes out of step, and later "commits" only release savepoints of a
+        // transaction that is never committed. A plain statement run to its
+        // end autocommits and returns the commit's error.
+        let context = || format!("storing run {}", run.key);
+        sqlx::query(AssertSqlSafe(sql))
             .bind(run.key.clone())
             .bind(run.technique.clone())
             .bind(run.campaign.clone())
@@ -251,10 +267,17 @@ impl Store {
             .bind(run.duration_ms)
             .bind(run.started_at_ms)
             .bind(json)
+            .execute(&self.pool)
+            .await
+            .with_context(context)?;
+        // The key is unique and an upsert keeps the id, so this is the id.
+        let id: i64 = sqlx::query("SELECT id FROM runs WHERE key = $1")
+            .bind(run.key.clone())
             .fetch_one(&self.pool)
             .await
-            .with_context(|| format!("storing run {}", run.key))?;
-        Ok(row.try_get(0)?)
+            .with_context(context)?
+            .try_get(0)?;
+        Ok(id)
     }
 
     /// The keys of all stored runs of `technique` (for `--resume`).
