@@ -21,6 +21,8 @@
 //! `--resume` skips the keys in [`Store::finished_keys`], so a campaign never
 //! writes a key twice on its own.
 
+pub mod queue;
+
 use crate::model::ClassKey;
 use crate::run::RunRecord;
 use anyhow::Context;
@@ -222,6 +224,17 @@ impl Store {
     ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
+        let mut conn = self
+            .pool
+            .acquire()
+            .await
+            .with_context(|| format!("storing run {}", run.key))?;
+        Self::upsert_run_on(&mut conn, run).await
+    }
+
+    /// [`Store::insert_run`] on one connection (or transaction, see
+    /// `queue.rs`), so a run and the work item it completes commit together.
+    pub(crate) async fn upsert_run_on(conn: &mut sqlx::AnyConnection, run: &RunRecord) -> anyhow::Result<i64> {
         let json = serde_json::to_string(run)?;
         let f = run.verdict.finding();
         let class = f.map(|f| f.class.to_string());
@@ -267,13 +280,13 @@ impl Store {
             .bind(run.duration_ms)
             .bind(run.started_at_ms)
             .bind(json)
-            .execute(&self.pool)
+            .execute(&mut *conn)
             .await
             .with_context(context)?;
         // The key is unique and an upsert keeps the id, so this is the id.
         let id: i64 = sqlx::query("SELECT id FROM runs WHERE key = $1")
             .bind(run.key.clone())
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *conn)
             .await
             .with_context(context)?
             .try_get(0)?;

@@ -33,8 +33,8 @@ use crate::action::{Plan, depth};
 use crate::relation::Relation;
 use doppel_core::{Action, Event, EventKind, ExecAction, FailureKind, Location, Output, Subject, ToolInfo, Trace};
 use doppel_debuggers::Debugger;
-use doppel_differential::normalize::same_location;
-use doppel_differential::oracle::Difference;
+use doppel_debuggers::compare::Difference;
+use doppel_debuggers::normalize::same_location;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 

@@ -1,6 +1,5 @@
 //! `doppel diff`: a differential campaign over C or JavaScript programs.
 
-use super::subjects;
 use crate::settings::Settings;
 use anyhow::Context;
 use clap::Args;
@@ -10,6 +9,7 @@ use doppel_debuggers::DebuggerConfig;
 use doppel_differential::campaign::{self, CampaignSpec, Progress};
 use doppel_differential::{ActionWeights, BreakpointLines};
 use doppel_lang::c::BuildRecipe;
+use doppel_lang::prepare as subjects;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -198,7 +198,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
             .and_then(|e| (e.probe)(&spec.config_for(name)).map_err(anyhow::Error::from))?;
     }
     let store = super::open_store(db).await?;
-    let language = subjects::language_of(&spec.debuggers)?;
+    let language = doppel_debuggers::registry::language_of(&spec.debuggers)?;
     let paths = if a.paths.is_empty() {
         vec![subjects::default_corpus_for(language)]
     } else {

@@ -5,13 +5,13 @@ pub mod bench;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
+pub mod engines;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;
 pub mod report;
 pub mod repro;
 pub mod show;
-pub mod subjects;
 
 use doppel_core::store::Store;
 

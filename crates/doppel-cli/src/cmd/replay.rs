@@ -1,12 +1,12 @@
 //! `doppel replay RUN`: re-runs a stored run with its seed and configuration
 //! and says whether the verdict reproduces.
 
-use super::subjects;
 use anyhow::Context;
 use clap::Args;
 use doppel_core::{Language, RunRecord, Verdict};
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_lang::c::{BuildCache, BuildRecipe};
+use doppel_lang::prepare as subjects;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]

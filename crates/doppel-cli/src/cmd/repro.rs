@@ -37,9 +37,9 @@ pub async fn run(a: ReproArgs, db: &str) -> anyhow::Result<ExitCode> {
     }
     let files = if r.technique == doppel_metamorphic::campaign::TECHNIQUE {
         let built = doppel_metamorphic::repro::build(&r).map_err(anyhow::Error::msg)?;
-        doppel_differential::repro::write_files(&built, &a.out)?
+        doppel_debuggers::repro::write_files(&built, &a.out)?
     } else {
-        doppel_differential::repro::write(&r, &a.out)?
+        doppel_debuggers::repro::write(&r, &a.out)?
     };
     for f in files {
         println!("{}", f.display());

@@ -1,6 +1,8 @@
 //! Test support: hand-made run records.
 #![allow(dead_code)]
 
+pub mod postgres;
+
 use doppel_core::*;
 
 pub fn tool(name: &str) -> ToolInfo {

@@ -8,8 +8,8 @@
 //! debuggers diverged is marked `<-- divergence`.
 
 use super::{Reproducer, verdict_summary};
+use crate::backend::lldb::RESTOP_ABSORBED;
 use doppel_core::{Action, EventKind, ExecAction, RunRecord};
-use doppel_debuggers::backend::lldb::RESTOP_ABSORBED;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
