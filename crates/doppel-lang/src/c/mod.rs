@@ -17,6 +17,7 @@ pub mod linetable;
 pub mod run;
 pub mod statements;
 mod syntax;
+pub mod test_coverage;
 pub mod transform;
 pub mod ts_scope;
 pub mod wasi_node;
