@@ -226,10 +226,12 @@ pub struct ProgramGroup {
     dirs: Vec<PathBuf>,
 }
 
+type Parents = Result<Vec<(PathBuf, Vec<&'static str>)>, String>;
+
 /// Where program groups can be made, found once: `(hierarchy directory of
 /// doppel's own group, controllers to set)`, or why none can.
-fn program_parents() -> &'static Result<Vec<(PathBuf, Vec<&'static str>)>, String> {
-    static PARENTS: std::sync::OnceLock<Result<Vec<(PathBuf, Vec<&'static str>)>, String>> = std::sync::OnceLock::new();
+fn program_parents() -> &'static Parents {
+    static PARENTS: std::sync::OnceLock<Parents> = std::sync::OnceLock::new();
     PARENTS.get_or_init(|| {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
