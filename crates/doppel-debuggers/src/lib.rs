@@ -27,6 +27,7 @@ use std::time::Duration;
 
 pub mod backend;
 pub mod protocol;
+pub mod record;
 pub mod registry;
 
 /// What a backend can and cannot do; shown by `doppel backends` and in reports.
