@@ -5,6 +5,7 @@
 //! layer boundaries and the services every technique shares.
 
 pub mod model;
+pub mod partition;
 pub mod process;
 pub mod report;
 pub mod run;

@@ -26,6 +26,8 @@
 //! writes a key twice on its own.
 
 mod migrate;
+pub mod queue;
+pub mod retry;
 
 use crate::model::ClassKey;
 use crate::run::RunRecord;
@@ -108,6 +110,63 @@ pub struct CampaignSummary {
 pub struct Store {
     pool: AnyPool,
     postgres: bool,
+    /// The URL, password redacted (for messages).
+    shown_url: String,
+    /// The URL as connected (for a probe that names the real cause).
+    url: String,
+    /// How long a write waits for an unreachable PostgreSQL (`retry.rs`).
+    retry_deadline: std::time::Duration,
+}
+
+/// How long [`Store::open`] waits for the database's first answer.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a store operation waits for a pooled connection before the
+/// attempt counts as failed (and is retried, `retry.rs`).
+const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Default of [`Store::with_retry_deadline`].
+pub const DEFAULT_RETRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The session settings every connection gets: on SQLite a 30 s busy
+/// timeout, WAL journal and `synchronous=FULL`.
+async fn setup_connection(conn: &mut sqlx::AnyConnection, postgres: bool) -> Result<(), sqlx::Error> {
+    if !postgres {
+        // busy_timeout first: switching to WAL may wait for a lock.
+        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
+        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+        // A commit is on disk (fsync of the WAL) when insert_run returns.
+        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// One connection outside the pool, with the session settings, within
+/// [`CONNECT_TIMEOUT`]: its error is the real cause (refused, wrong
+/// password, not a database), where the pool would retry until its
+/// timeout and say only that it timed out.
+async fn probe(url: &str, postgres: bool) -> anyhow::Result<()> {
+    use sqlx::Connection;
+    let once = || async {
+        let mut conn = sqlx::AnyConnection::connect(url).await?;
+        setup_connection(&mut conn, postgres).await?;
+        conn.close().await
+    };
+    // A server that is starting up (57P03 cannot_connect_now) is waited for.
+    let attempt = async {
+        loop {
+            match once().await {
+                Err(sqlx::Error::Database(d)) if d.code().as_deref() == Some("57P03") => {
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await
+                }
+                r => return r,
+            }
+        }
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
+        Ok(r) => Ok(r?),
+        Err(_) => anyhow::bail!("no answer within {CONNECT_TIMEOUT:?}"),
+    }
 }
 
 /// Version of the schema this code creates and reads (table `doppel_schema`).
@@ -134,29 +193,33 @@ impl Store {
     /// Creates the schema if it is missing (under an advisory lock on
     /// PostgreSQL, so several machines may open one database at once).
     ///
+    /// A database that cannot be reached or opened (refused, a corrupt
+    /// SQLite file) fails within [`CONNECT_TIMEOUT`] with the real cause.
+    ///
     /// Errors: the directory or database cannot be created or reached, or the
     /// store has a newer schema version than this doppel knows.
     pub async fn open(url: &str) -> anyhow::Result<Store> {
         sqlx::any::install_default_drivers();
         let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
         let url = if postgres { url.to_string() } else { sqlite_url(url)? };
+        let shown_url = redact_password(&url);
+        probe(&url, postgres)
+            .await
+            .with_context(|| format!("connecting to {shown_url}"))?;
         let pool = AnyPoolOptions::new()
             .max_connections(if postgres { 8 } else { 1 })
-            .acquire_timeout(std::time::Duration::from_secs(60))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if !postgres {
-                        // busy_timeout first: switching to WAL may wait for a lock.
-                        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
-                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
-                    }
-                    Ok(())
-                })
-            })
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .after_connect(move |conn, _| Box::pin(setup_connection(conn, postgres)))
             .connect(&url)
             .await
-            .with_context(|| format!("connecting to {}", redact_password(&url)))?;
-        let store = Store { pool, postgres };
+            .with_context(|| format!("connecting to {shown_url}"))?;
+        let store = Store {
+            pool,
+            postgres,
+            shown_url,
+            url,
+            retry_deadline: DEFAULT_RETRY_DEADLINE,
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -232,8 +295,46 @@ impl Store {
     /// A run with the same key replaces the stored one and keeps its id (see
     /// the module docs for why).
     ///
+    /// Durability: `Ok` means committed (with SQLite, in the WAL with
+    /// `synchronous=FULL`); a failed commit (a full disk) is an error, so
+    /// the caller counts the run as not stored.
+    ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
+        let doing = || format!("storing run {}", run.key);
+        self.retrying(&doing, || async {
+            let mut conn = self.pool.acquire().await.with_context(doing)?;
+            Self::upsert_run_on(&mut conn, run).await
+        })
+        .await
+    }
+
+    /// This store with writes waiting up to `deadline` for an unreachable
+    /// PostgreSQL (default [`DEFAULT_RETRY_DEADLINE`]) before they fail with
+    /// [`retry::StoreUnavailable`]. SQLite errors are never retried.
+    pub fn with_retry_deadline(mut self, deadline: std::time::Duration) -> Store {
+        self.retry_deadline = deadline;
+        self
+    }
+
+    /// `op` under [`retry::with_retry`] on PostgreSQL; once on SQLite.
+    pub(crate) async fn retrying<T, F, Fut>(&self, doing: &(dyn Fn() -> String + Sync), op: F) -> anyhow::Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<T>>,
+    {
+        let mut op = op;
+        if !self.postgres {
+            return op().await;
+        }
+        let probe_url = self.url.clone();
+        let probe = || async move { probe(&probe_url, true).await.err().map(|e| format!("{e:#}")) };
+        retry::with_retry(&self.shown_url, doing, self.retry_deadline, probe, op).await
+    }
+
+    /// [`Store::insert_run`] on one connection (or transaction, see
+    /// `queue.rs`), so a run and the work item it completes commit together.
+    pub(crate) async fn upsert_run_on(conn: &mut sqlx::AnyConnection, run: &RunRecord) -> anyhow::Result<i64> {
         let json = serde_json::to_string(run)?;
         let f = run.verdict.finding();
         let class = f.map(|f| f.class.to_string());
@@ -251,9 +352,19 @@ impl Store {
              verdict=excluded.verdict, class_key=excluded.class_key, divergence=excluded.divergence, \
              last_action=excluded.last_action, ast_node=excluded.ast_node, policy=excluded.policy, \
              debuggers=excluded.debuggers, duration_ms=excluded.duration_ms, started_at_ms=excluded.started_at_ms, \
-             record_json=excluded.record_json, class_json=excluded.class_json RETURNING id"
+             record_json=excluded.record_json, class_json=excluded.class_json"
         );
-        let row = sqlx::query(AssertSqlSafe(sql))
+        // No `RETURNING` and no transaction: sqlx stops stepping a SQLite
+        // statement after the row it returns, so the autocommit happens when
+        // the statement is reset and an error there (`SQLITE_FULL` on a full
+        // disk) is dropped (transact-rs/sqlx#2099); and after a failed
+        // statement inside an explicit transaction SQLite may roll the
+        // transaction back on its own, sqlx's count of open transactions
+        // goes out of step, and later "commits" only release savepoints of a
+        // transaction that is never committed. A plain statement run to its
+        // end autocommits and returns the commit's error.
+        let context = || format!("storing run {}", run.key);
+        sqlx::query(AssertSqlSafe(sql))
             .bind(run.key.clone())
             .bind(run.technique.clone())
             .bind(run.campaign.clone())
@@ -271,10 +382,17 @@ impl Store {
             .bind(run.started_at_ms)
             .bind(json)
             .bind(class_json)
-            .fetch_one(&self.pool)
+            .execute(&mut *conn)
             .await
-            .with_context(|| format!("storing run {}", run.key))?;
-        Ok(row.try_get(0)?)
+            .with_context(context)?;
+        // The key is unique and an upsert keeps the id, so this is the id.
+        let id: i64 = sqlx::query("SELECT id FROM runs WHERE key = $1")
+            .bind(run.key.clone())
+            .fetch_one(&mut *conn)
+            .await
+            .with_context(context)?
+            .try_get(0)?;
+        Ok(id)
     }
 
     /// The keys of all stored runs of `technique` (for `--resume`).

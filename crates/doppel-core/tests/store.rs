@@ -2,10 +2,11 @@
 
 mod support;
 
+use support::postgres::start_postgres;
+
 use doppel_core::store::{RunFilter, Store};
 use doppel_core::{ActionKind, DivergenceKind};
 use std::time::Duration;
-use support::postgres::start_postgres;
 use support::*;
 
 async fn exercise(store: &Store) {

@@ -16,6 +16,13 @@
 //! - `backend/firefox.rs`: SpiderMonkey in headless Firefox ESR over RDP (one browser,
 //!   a navigation per run, the DevTools front end's breakpoint choice emulated).
 //!
+//!
+//! Shared debugger knowledge above the protocols, used by every technique:
+//! - `normalize.rs`: switchable rules that remove differences of rendering;
+//! - `compare.rs`: output comparison and divergence types (DBDB section 3.4);
+//! - `repro/`: stand-alone reproducers in each debugger's own command
+//!   language (GDB and LLDB command files, a CDP script for node).
+//!
 //! Protocol details (MI records, DAP `seq`, thread ids, 0/1-based columns)
 //! never leave their backend: the trait speaks only the core model.
 
@@ -26,9 +33,12 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 pub mod backend;
+pub mod compare;
+pub mod normalize;
 pub mod protocol;
 pub mod record;
 pub mod registry;
+pub mod repro;
 
 /// What a backend can and cannot do; shown by `doppel backends` and in reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,6 +27,27 @@ pub fn all() -> Vec<BackendEntry> {
     ]
 }
 
+/// The language every one of `debuggers` debugs (the first they share).
+///
+/// Errors: an unknown debugger, or debuggers of different languages.
+pub fn language_of(debuggers: &[String]) -> anyhow::Result<doppel_core::Language> {
+    let entries = all();
+    let mut common: Option<Vec<doppel_core::Language>> = None;
+    for name in debuggers {
+        let e = entries
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))?;
+        common = Some(match common {
+            None => e.languages.to_vec(),
+            Some(c) => c.into_iter().filter(|l| e.languages.contains(l)).collect(),
+        });
+    }
+    common
+        .and_then(|c| c.first().copied())
+        .ok_or_else(|| anyhow::anyhow!("debuggers {} share no language", debuggers.join(",")))
+}
+
 /// Creates the backend called `name`.
 ///
 /// Errors: [`BackendError::Unknown`] for an unregistered name,

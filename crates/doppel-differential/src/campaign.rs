@@ -8,6 +8,7 @@ use crate::engine;
 use doppel_core::store::Store;
 use doppel_core::{RunRecord, Subject, ToolInfo, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
+pub use doppel_lang::prepare::Prepared;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -45,30 +46,6 @@ impl CampaignSpec {
             c.executable = Some(exe.clone());
         }
         c
-    }
-}
-
-/// A subject ready for runs: built (or with the reason it could not be), with
-/// the AST node type of every line precomputed.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    pub subject: Subject,
-    /// The source text (stored with each run so that it can be replayed).
-    pub source_text: String,
-    /// AST node type per line (index = line - 1).
-    pub node_types: Vec<String>,
-    /// Node type for "no line" (the translation unit).
-    pub root_node: String,
-    /// Why the subject cannot be run (compile error), if so.
-    pub error: Option<String>,
-}
-
-impl Prepared {
-    /// The node type of a line, the root node for `None` or out-of-range lines.
-    pub fn node_type(&self, line: Option<u32>) -> String {
-        line.and_then(|l| self.node_types.get((l as usize).wrapping_sub(1)))
-            .cloned()
-            .unwrap_or_else(|| self.root_node.clone())
     }
 }
 

@@ -15,5 +15,6 @@
 pub mod c;
 pub mod edit;
 pub mod js;
+pub mod prepare;
 pub mod rust;
 pub mod transform;

@@ -15,7 +15,7 @@ use crate::sequence::{self, TestRecord};
 use doppel_core::store::Store;
 use doppel_core::{RunRecord, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
-use doppel_differential::campaign::Prepared;
+use doppel_lang::prepare::Prepared;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;

@@ -36,8 +36,8 @@
 //! normalization rules, between `initial` and `follow-up`.
 
 use doppel_core::{Action, DivergenceKind, Location, Output, ProgramState, Value, VariableKind};
-use doppel_differential::normalize::NormalizationConfig;
-use doppel_differential::oracle::{self, Difference};
+use doppel_debuggers::compare::{self, Difference};
+use doppel_debuggers::normalize::NormalizationConfig;
 use doppel_lang::c::assignment::DefiniteAssignment;
 use doppel_lang::edit::{LocationMap, Pos};
 use doppel_lang::transform::ExpectedVariable;
@@ -249,7 +249,7 @@ impl Relation {
             }
             _ => (expected.clone(), actual),
         };
-        oracle::compare(&names(), &[expected, actual], &self.normalization, self.columns)
+        compare::compare(&names(), &[expected, actual], &self.normalization, self.columns)
     }
 
     /// `actual` with its resolved breakpoint or pause location replaced by

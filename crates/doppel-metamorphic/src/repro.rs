@@ -7,7 +7,7 @@
 //! debugging traces, the two programs-to-debug").
 
 use doppel_core::{RunRecord, Verdict};
-use doppel_differential::repro::{self, Reproducer};
+use doppel_debuggers::repro::{self, Reproducer};
 use std::fmt::Write as _;
 
 /// Builds the reproducer of a stored metamorphic test.

@@ -4,11 +4,11 @@
 //! (for the JavaScript debuggers: `doppel bench diff --debuggers
 //! node,chromium ../shared/corpus/js/sunspider`). Prints figures; asserts nothing.
 
-use super::subjects;
 use crate::settings::Settings;
 use clap::{Args, Subcommand};
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_lang::c::BuildRecipe;
+use doppel_lang::prepare as subjects;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -153,7 +153,7 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     };
     let mut spec = super::diff::spec(&args, s)?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
-    let language = subjects::language_of(&spec.debuggers)?;
+    let language = doppel_debuggers::registry::language_of(&spec.debuggers)?;
     let prepared = programs_for(language, paths, programs, &recipe, s).await?;
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
@@ -203,7 +203,7 @@ async fn meta(
         },
     };
     let mut spec = super::meta::spec(&args, s)?;
-    let language = subjects::language_of(std::slice::from_ref(&debugger))?;
+    let language = doppel_debuggers::registry::language_of(std::slice::from_ref(&debugger))?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
     let prepared = programs_for(language, paths, programs, &recipe, s).await?;
     let cache = subjects::cache_dir(&s.campaign.db);

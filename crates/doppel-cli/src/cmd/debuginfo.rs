@@ -1,7 +1,6 @@
 //! `doppel debuginfo`: debug-information validation of optimized code
 //! (PLDI'20) over Csmith programs, C files and Rust files, in GDB and LLDB.
 
-use super::subjects;
 use crate::settings::Settings;
 use clap::{Args, Subcommand};
 use doppel_core::process::{Limits, Sandbox};
@@ -10,6 +9,7 @@ use doppel_debuggers::DebuggerConfig;
 use doppel_debuginfo::campaign::{self, DebuginfoSpec, Progress};
 use doppel_debuginfo::program::Program;
 use doppel_debuginfo::seed::{self, CsmithConfig};
+use doppel_lang::prepare as subjects;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -116,7 +116,7 @@ pub struct DebuginfoArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Parallel jobs (programs at a time), each with its own debuggers.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::settings::parse_jobs)]
     pub jobs: Option<usize>,
     /// At most this many actionable pairs per program (0: all).
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! `doppel diff`: a differential campaign over C or JavaScript programs.
 
-use super::subjects;
 use crate::settings::Settings;
+use anyhow::Context;
 use clap::Args;
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
@@ -9,6 +9,7 @@ use doppel_debuggers::DebuggerConfig;
 use doppel_differential::campaign::{self, CampaignSpec, Progress};
 use doppel_differential::{ActionWeights, BreakpointLines};
 use doppel_lang::c::BuildRecipe;
+use doppel_lang::prepare as subjects;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,7 +26,7 @@ pub struct DiffArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Parallel jobs, each with its own debugger processes.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::settings::parse_jobs)]
     pub jobs: Option<usize>,
     /// Write the HTML report into this directory at the end.
     #[arg(long)]
@@ -157,6 +158,7 @@ pub fn executables_with(s: &Settings, pairs: &[String]) -> anyhow::Result<std::c
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
+        crate::settings::known_debugger(k.trim()).with_context(|| format!("--debugger-path {kv}"))?;
         executables.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(executables)
@@ -196,7 +198,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
             .and_then(|e| (e.probe)(&spec.config_for(name)).map_err(anyhow::Error::from))?;
     }
     let store = super::open_store(db).await?;
-    let language = subjects::language_of(&spec.debuggers)?;
+    let language = doppel_debuggers::registry::language_of(&spec.debuggers)?;
     let paths = if a.paths.is_empty() {
         vec![subjects::default_corpus_for(language)]
     } else {
@@ -269,4 +271,20 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_debugger_path_for_an_unknown_debugger_is_an_error() {
+        let s = Settings::default();
+        let e = executables_with(&s, &["lldbb=/usr/bin/lldb-dap-22".into()]).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("--debugger-path lldbb=/usr/bin/lldb-dap-22"), "{msg}");
+        assert!(msg.contains("unknown debugger 'lldbb'"), "{msg}");
+        let ok = executables_with(&s, &["lldb=/usr/bin/lldb-dap-22".into()]).unwrap();
+        assert_eq!(ok["lldb"], "/usr/bin/lldb-dap-22");
+    }
 }

@@ -2,11 +2,11 @@
 //! (ISSTA'19) over C or JavaScript programs.
 
 use super::diff::{self, DiffArgs};
-use super::subjects;
 use crate::settings::Settings;
 use clap::Args;
 use doppel_core::store::RunFilter;
 use doppel_lang::c::BuildRecipe;
+use doppel_lang::prepare as subjects;
 use doppel_metamorphic::campaign::{self, MetaProgress, MetaSpec};
 use doppel_metamorphic::program::Builder;
 use doppel_metamorphic::{MetaConfig, Transformation};
@@ -81,7 +81,7 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         .ok_or_else(|| anyhow::anyhow!("unknown debugger '{}' (see `doppel backends`)", spec.debugger))
         .and_then(|e| (e.probe)(&spec.debugger_config).map_err(anyhow::Error::from))?;
     let store = super::open_store(db).await?;
-    let language = subjects::language_of(std::slice::from_ref(&spec.debugger))?;
+    let language = doppel_debuggers::registry::language_of(std::slice::from_ref(&spec.debugger))?;
     let paths = if a.run.paths.is_empty() {
         vec![subjects::default_corpus_for(language)]
     } else {

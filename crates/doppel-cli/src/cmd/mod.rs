@@ -5,13 +5,13 @@ pub mod bench;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
+pub mod engines;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;
 pub mod report;
 pub mod repro;
 pub mod show;
-pub mod subjects;
 
 use doppel_core::store::Store;
 
@@ -33,7 +33,7 @@ pub async fn load_run(store: &Store, id: i64) -> anyhow::Result<doppel_core::Run
 pub fn technique_context(store: &Store, db: &str) -> doppel_core::technique::TechniqueContext {
     doppel_core::technique::TechniqueContext {
         store: store.clone(),
-        cache_dir: subjects::cache_dir(db),
+        cache_dir: doppel_lang::prepare::cache_dir(db),
     }
 }
 

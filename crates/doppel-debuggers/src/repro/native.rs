@@ -8,8 +8,8 @@
 //! debuggers diverged is marked `<-- divergence`.
 
 use super::{Reproducer, verdict_summary};
+use crate::backend::lldb::RESTOP_ABSORBED;
 use doppel_core::{Action, EventKind, ExecAction, RunRecord};
-use doppel_debuggers::backend::lldb::RESTOP_ABSORBED;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,7 +23,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         .traces
         .first()
         .ok_or("the run has no traces (the subject did not build)")?;
-    let input = doppel_debuggers::record::DebuggerInput::of(run)?;
+    let input = crate::record::DebuggerInput::of(run)?;
     let source = input.source_text.as_str();
     let name = &run.subject.source_name;
     let divergent = run.verdict.finding().map(|f| f.action_index);

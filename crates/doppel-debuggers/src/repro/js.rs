@@ -18,9 +18,9 @@
 //!   Chromium and Firefox, and what each debugger answered.
 
 use super::{Reproducer, verdict_summary};
+use crate::record::DebuggerInput;
 use doppel_core::report::describe_output;
 use doppel_core::{Action, ExecAction, RunRecord};
-use doppel_debuggers::record::DebuggerInput;
 use std::fmt::Write as _;
 
 /// The keys of the DevTools of both browsers for each step.

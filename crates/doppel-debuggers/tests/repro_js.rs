@@ -78,7 +78,7 @@ fn run_of(n: usize) -> RunRecord {
 #[test]
 fn the_cdp_script_replays_the_actions_against_real_node() {
     let dir = tempfile::tempdir().unwrap();
-    let files = doppel_differential::repro::write(&run(), dir.path()).unwrap();
+    let files = doppel_debuggers::repro::write(&run(), dir.path()).unwrap();
     for f in [
         "prog.js",
         "page.html",
@@ -143,12 +143,11 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
     let mut r = run_of(1);
     let at = Location::line("prog.js", 5);
     r.verdict = Verdict::Divergence(doppel_core::Finding {
-        class: doppel_differential::class::class_key(
-            doppel_core::DivergenceKind::BreakpointLocation,
-            doppel_core::ActionKind::SetBreakpoint,
-            "Program",
-            Some("slide_vs_reject"),
-        ),
+        class: doppel_core::ClassKey::new("differential")
+            .with("divergence", "breakpoint_location")
+            .with("last_action", "set_breakpoint")
+            .with("node", "Program")
+            .with_prefixed("policy", "policy", "slide_vs_reject"),
         action_index: 0,
         last_action: Action::SetBreakpoint { at },
         line: Some(5),
@@ -178,7 +177,7 @@ fn run_with(source: &str, actions: &[Action]) -> RunRecord {
 /// returns its stdout (the script must exit 0).
 fn replay(r: &RunRecord) -> String {
     let dir = tempfile::tempdir().unwrap();
-    doppel_differential::repro::write(r, dir.path()).unwrap();
+    doppel_debuggers::repro::write(r, dir.path()).unwrap();
     let out = std::process::Command::new("timeout")
         .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
         .current_dir(dir.path())
@@ -247,7 +246,7 @@ fn prelude_files_keep_a_stored_index_prefix() {
         {"name": "1-assert.js", "text": "var assert = 1;\n"},
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
+    let files = doppel_debuggers::repro::write(&r, dir.path()).unwrap();
     let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
     assert!(
         page.contains("\"prelude/0/0-doppel-determinism.js\"") && page.contains("\"prelude/1/1-assert.js\""),
@@ -284,7 +283,7 @@ fn a_step_into_a_prelude_function_stops_there_under_its_stored_name() {
         "text": "function helper(n) {\n  return n + 1;\n}\nglobalThis.__prelude_ran = 1;\n",
     }]);
     let dir = tempfile::tempdir().unwrap();
-    let files = doppel_differential::repro::write(&r, dir.path()).unwrap();
+    let files = doppel_debuggers::repro::write(&r, dir.path()).unwrap();
     assert!(files.iter().any(|p| p.ends_with("prelude/0/0-lib.js")), "{files:?}");
     let stdout = replay(&r);
     assert!(

@@ -1,16 +1,44 @@
-//! Finding and preparing subjects: C files are built into the
-//! content-addressed build cache, JavaScript files get their prelude and
-//! epilogue scripts in the JavaScript cache; each line's AST node type is
-//! precomputed for the equivalence classes.
+//! Finding and preparing subjects for debugger campaigns: C files are built
+//! into the content-addressed build cache ([`crate::c::BuildCache`]),
+//! JavaScript files get their prelude and epilogue scripts in the JavaScript
+//! cache ([`crate::js::JsCache`]); each line's AST node type is precomputed
+//! for the equivalence classes (DBDB section 3.4). A file that cannot be a
+//! subject is kept with its reason ([`Prepared::error`]).
 
+use crate::c::{BuildCache, BuildRecipe, CSyntax, discover};
+use crate::js::{JsCache, JsSyntax, discover_js};
 use anyhow::Context;
 use doppel_core::Language;
-use doppel_differential::campaign::Prepared;
-use doppel_lang::c::{BuildCache, BuildRecipe, CSyntax, discover};
-use doppel_lang::js::{JsCache, JsSyntax, discover_js};
+use doppel_core::Subject;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// A subject ready for runs: built (or with the reason it could not be), with
+/// the AST node type of every line precomputed.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The subject (for one that could not be built: no binary, and a hash
+    /// over the source and build recipe).
+    pub subject: Subject,
+    /// The source text (stored with each run so that it can be replayed).
+    pub source_text: String,
+    /// AST node type per line (index = line - 1).
+    pub node_types: Vec<String>,
+    /// Node type for "no line" (the translation unit).
+    pub root_node: String,
+    /// Why the subject cannot be run (compile error), if so.
+    pub error: Option<String>,
+}
+
+impl Prepared {
+    /// The node type of a line, the root node for `None` or out-of-range lines.
+    pub fn node_type(&self, line: Option<u32>) -> String {
+        line.and_then(|l| self.node_types.get((l as usize).wrapping_sub(1)))
+            .cloned()
+            .unwrap_or_else(|| self.root_node.clone())
+    }
+}
 
 /// The bundled corpus of `language`: `./corpus/c` (or `js`), else the one
 /// next to the source tree.
@@ -26,27 +54,6 @@ pub fn default_corpus_for(language: Language) -> PathBuf {
         return here;
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir)
-}
-
-/// The language every one of `debuggers` debugs (the first they share).
-///
-/// Errors: an unknown debugger, or debuggers of different languages.
-pub fn language_of(debuggers: &[String]) -> anyhow::Result<Language> {
-    let entries = doppel_debuggers::registry::all();
-    let mut common: Option<Vec<Language>> = None;
-    for name in debuggers {
-        let e = entries
-            .iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))?;
-        common = Some(match common {
-            None => e.languages.to_vec(),
-            Some(c) => c.into_iter().filter(|l| e.languages.contains(l)).collect(),
-        });
-    }
-    common
-        .and_then(|c| c.first().copied())
-        .ok_or_else(|| anyhow::anyhow!("debuggers {} share no language", debuggers.join(",")))
 }
 
 /// The JavaScript cache directory (next to the C build cache).
@@ -145,14 +152,16 @@ pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Selection) -> anyhow::
 ///
 /// Errors: the source file cannot be read.
 pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Result<Prepared> {
-    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    // Not UTF-8 is the subject's outcome (`JsCache::prepare` says so), not
+    // an abort of the campaign: the text is read lossily for the line types.
+    let source_text = read_lossy(file)?;
     let syntax = JsSyntax::parse(&source_text);
     let node_types = (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect();
     let root_node = syntax.ast_node_type(0);
     let (subject, error) = match cache.prepare(file, name) {
         Ok(subject) => (subject, None),
         Err(e) => (
-            doppel_core::Subject {
+            Subject {
                 name: name.to_string(),
                 language: Language::JavaScript,
                 source: file.to_path_buf(),
@@ -248,16 +257,31 @@ fn subject_name(roots: &[PathBuf], file: &Path) -> String {
         .unwrap_or_else(|| file.display().to_string())
 }
 
+/// The text of `file`, with bytes that are not UTF-8 replaced by U+FFFD
+/// (a Latin-1 C file compiles with gcc; a binary renamed `.c` fails to
+/// compile; neither may abort a campaign).
+///
+/// Errors: the file cannot be read.
+fn read_lossy(file: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// Builds one subject (or records why it cannot be built).
 ///
-/// Errors: the source file cannot be read.
+/// Errors: the source file cannot be read, or the build environment failed
+/// ([`doppel_lang::c::BuildError::is_environment`]: an unwritable cache is
+/// not the program's outcome).
 pub async fn prepare_one(
     cache: &BuildCache,
     file: &Path,
     name: &str,
     recipe: &BuildRecipe,
 ) -> anyhow::Result<Prepared> {
-    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let source_text = read_lossy(file)?;
     let syntax = CSyntax::parse(&source_text);
     let lines = syntax.line_count();
     let node_types = (1..=lines).map(|l| syntax.ast_node_type(l)).collect();
@@ -270,9 +294,10 @@ pub async fn prepare_one(
             root_node,
             error: None,
         }),
+        Err(e) if e.is_environment() => Err(anyhow::Error::new(e).context(format!("building {}", file.display()))),
         Err(e) => {
             let hash = hex::encode(Sha256::digest(format!("{}\0{}", source_text, recipe).as_bytes()));
-            let subject = doppel_core::Subject {
+            let subject = Subject {
                 name: name.to_string(),
                 language: doppel_core::Language::C,
                 source: file.to_path_buf(),
