@@ -29,5 +29,10 @@ fn a_missing_engines_directory_is_reported_not_fatal() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("jsc") && text.contains("installed"), "{text}");
+    let e262 = text
+        .lines()
+        .find(|l| l.contains(" engine262 "))
+        .expect("an engine262 row");
+    assert!(e262.contains("MISSING") && e262.contains("setup-engines.sh"), "{e262}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
 }

@@ -21,6 +21,7 @@
 //! `--resume` skips the keys in [`Store::finished_keys`], so a campaign never
 //! writes a key twice on its own.
 
+pub mod cap;
 pub mod queue;
 pub mod retry;
 
@@ -318,7 +319,11 @@ impl Store {
     /// [`Store::insert_run`] on one connection (or transaction, see
     /// `queue.rs`), so a run and the work item it completes commit together.
     pub(crate) async fn upsert_run_on(conn: &mut sqlx::AnyConnection, run: &RunRecord) -> anyhow::Result<i64> {
-        let json = serde_json::to_string(run)?;
+        let (json, cut) = cap::capped_json(serde_json::to_value(run)?, &cap::RunCaps::default())
+            .with_context(|| format!("storing run {}", run.key))?;
+        if cut.strings + cut.messages > 0 {
+            tracing::warn!(key = %run.key, ?cut, "the run's record was cut to the store's cap");
+        }
         let f = run.verdict.finding();
         let class = f.map(|f| f.class.to_string());
         let debuggers = run

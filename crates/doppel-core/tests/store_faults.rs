@@ -261,3 +261,58 @@ async fn postgres_stopped_mid_campaign_is_waited_for_then_a_clear_stop_and_resum
     assert_eq!(reported.len(), unique.len(), "a run was stored twice");
     assert_eq!(in_store.len(), keys.len());
 }
+
+#[tokio::test]
+async fn oversized_runs_are_stored_cut_to_the_cap_with_markers() {
+    use doppel_core::{EventKind, RawMessage};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cap.db");
+    let store = Store::open(&db.to_string_lossy()).await.unwrap();
+
+    // A 64 MB debugger line (as in a variable's value or an MI record).
+    let mut line = run("huge-line", "p.c", 1, None);
+    line.traces[0].events[1].raw = vec![RawMessage::received("x".repeat(64 << 20))];
+    // A 62 MB transcript: 62,000 messages of 1 kB.
+    let mut transcript = run("huge-transcript", "p.c", 2, None);
+    transcript.traces[1].events[3].raw = (0..62_000)
+        .map(|i| RawMessage::received(format!("{i:06} {}", "y".repeat(1000))))
+        .collect();
+    let (l_id, t_id) = (
+        store.insert_run(&line).await.unwrap(),
+        store.insert_run(&transcript).await.unwrap(),
+    );
+
+    let l = store.run(l_id).await.unwrap().unwrap();
+    let text = &l.traces[0].events[1].raw[0].text;
+    assert!(text.len() <= (1 << 20) + 64, "{}", text.len());
+    assert!(text.ends_with(&format!("…[doppel cut: kept {} of {} bytes]", 1 << 20, 64 << 20)));
+    assert_eq!(l.verdict, line.verdict, "the verdict is never cut");
+
+    let t = store.run(t_id).await.unwrap().unwrap();
+    let raw = &t.traces[1].events[3].raw;
+    let marker = raw
+        .iter()
+        .find(|m| m.dir == "cut")
+        .expect("a marker where messages were dropped");
+    assert!(marker.text.contains("messages dropped"), "{}", marker.text);
+    assert!(raw[0].text.starts_with("000000 ") && raw.last().unwrap().text.starts_with("061999 "));
+    assert_eq!(
+        t.traces[1].events.len(),
+        transcript.traces[1].events.len(),
+        "no event is dropped"
+    );
+    assert!(matches!(t.traces[1].events[3].kind, EventKind::Output(_)));
+
+    let sizes: Vec<i64> = sqlx::query_scalar::<_, i64>("SELECT LENGTH(record_json) FROM runs ORDER BY id")
+        .fetch_all(
+            &sqlx::SqlitePool::connect(&format!("sqlite:{}", db.display()))
+                .await
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    println!(
+        "faults: group=store case=oversized_runs cases=2 lost=0 duplicated=0 stored_bytes={sizes:?} (from 64 MB and 62 MB)"
+    );
+    assert!(sizes.iter().all(|&s| s <= 16 << 20), "{sizes:?}");
+}

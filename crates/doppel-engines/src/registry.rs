@@ -21,6 +21,7 @@ pub struct EngineEntry {
 /// All engines, in the order `doppel engines` lists them.
 pub fn all() -> Vec<EngineEntry> {
     vec![
+        crate::engine::engine262::entry(),
         crate::engine::node_vm::entry(),
         crate::engine::jsc::entry(),
         crate::engine::js102::entry(),

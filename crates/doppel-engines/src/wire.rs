@@ -65,6 +65,9 @@ pub struct Response {
     /// Reason of a host error.
     #[serde(default)]
     pub reason: Option<String>,
+    /// engine262 in coverage mode: the program's covered algorithms and steps.
+    #[serde(default)]
+    pub coverage: Option<crate::coverage::ProgramCoverage>,
 }
 
 impl Response {

@@ -9,6 +9,7 @@
 //! floods stdout past the line cap is an [`Outcome::HostError`] with the
 //! reason, and is replaced.
 
+use crate::coverage::ProgramCoverage;
 use crate::outcome::{Outcome, RunOptions, RunResult, cap_output};
 use crate::wire::{self, HELLO, Hello, Request, Response};
 use doppel_core::process::{ProcessGuard, Sandbox, piped, spawn};
@@ -52,6 +53,9 @@ impl WorkerCommand {
         }
     }
 }
+
+/// Outcome, output, whether the worker cut it, coverage.
+type Exchanged = (Outcome, String, bool, Option<ProgramCoverage>);
 
 /// Bytes of stderr kept for error reasons.
 const STDERR_TAIL: usize = 4096;
@@ -188,23 +192,31 @@ impl Worker {
 
     /// Runs one script in a fresh realm of the worker.
     pub async fn run(&mut self, source: &str, opts: &RunOptions) -> RunResult {
+        self.run_with_coverage(source, opts).await.0
+    }
+
+    /// Runs one script and also returns the semantics coverage the worker
+    /// reported (engine262 in coverage mode; `None` from other workers).
+    pub async fn run_with_coverage(&mut self, source: &str, opts: &RunOptions) -> (RunResult, Option<ProgramCoverage>) {
         let started = Instant::now();
-        let line_cap = opts.output_cap.saturating_mul(8).saturating_add(64 * 1024);
-        let (outcome, output, cut) = self.exchange(source, opts, line_cap).await;
+        // Coverage lists can be long (thousands of step indices): room for them.
+        let line_cap = opts.output_cap.saturating_mul(8).saturating_add(1024 * 1024);
+        let (outcome, output, cut, coverage) = self.exchange(source, opts, line_cap).await;
         let (output, output_cut) = cap_output(output, opts.output_cap, cut);
-        RunResult {
+        let result = RunResult {
             outcome,
             output,
             output_cut,
             millis: started.elapsed().as_millis() as u64,
-        }
+        };
+        (result, coverage)
     }
 
-    async fn exchange(&mut self, source: &str, opts: &RunOptions, line_cap: usize) -> (Outcome, String, bool) {
+    async fn exchange(&mut self, source: &str, opts: &RunOptions, line_cap: usize) -> Exchanged {
         if self.live.is_none()
             && let Err(reason) = self.start(line_cap).await
         {
-            return (Outcome::HostError { reason }, String::new(), false);
+            return (Outcome::HostError { reason }, String::new(), false, None);
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -240,31 +252,31 @@ impl Worker {
                         // The worker said its own state is unknown: start afresh.
                         self.stop();
                     }
-                    (outcome, r.stdout, r.stdout_cut)
+                    (outcome, r.stdout, r.stdout_cut, r.coverage)
                 }
                 Ok(r) => {
                     self.stop();
                     let reason = format!("response for request {} while waiting for {id}", r.id);
-                    (Outcome::HostError { reason }, String::new(), false)
+                    (Outcome::HostError { reason }, String::new(), false, None)
                 }
                 Err(e) => {
                     self.stop();
                     let reason = format!("garbage from the worker ({e}): {:?}", clip(&text));
-                    (Outcome::HostError { reason }, String::new(), false)
+                    (Outcome::HostError { reason }, String::new(), false, None)
                 }
             },
             Err(LineError::Timeout) => {
                 self.stop();
-                (Outcome::Timeout, String::new(), false)
+                (Outcome::Timeout, String::new(), false, None)
             }
             Err(LineError::Flood(n)) => {
                 self.stop();
                 let reason = format!("the worker flooded stdout: more than {n} bytes without a line end");
-                (Outcome::HostError { reason }, String::new(), false)
+                (Outcome::HostError { reason }, String::new(), false, None)
             }
             Err(LineError::Io(e)) => {
                 self.stop();
-                (Outcome::HostError { reason: e }, String::new(), false)
+                (Outcome::HostError { reason: e }, String::new(), false, None)
             }
             Err(LineError::Eof) => {
                 let mut live = self.live.take().expect("present");
@@ -272,10 +284,10 @@ impl Worker {
                 live.guard.kill_tree();
                 let tail = live.stderr_after_exit().await;
                 match status.and_then(|s| s.signal()) {
-                    Some(signal) => (Outcome::Crash { signal }, String::new(), false),
+                    Some(signal) => (Outcome::Crash { signal }, String::new(), false, None),
                     None => {
                         let reason = format!("the worker exited{}{}", exit_text(status), tail);
-                        (Outcome::HostError { reason }, String::new(), false)
+                        (Outcome::HostError { reason }, String::new(), false, None)
                     }
                 }
             }

@@ -1,6 +1,7 @@
 //! One host file per engine build; each gives the registry one
 //! [`crate::registry::EngineEntry`] through its `entry()`.
 
+pub mod engine262;
 pub mod js102;
 pub mod jsc;
 pub mod node_vm;
