@@ -242,11 +242,7 @@ impl Dual {
             solver: Z3Process::new()?,
             writers: [SmtWriter::new(), SmtWriter::new()],
         };
-        // z3 4.8.12 rejects constant arrays (`(as const ...)`, the
-        // read-only tables) under the QF_ABV logic the process starts with:
-        // start over without a logic. The `success` a reset may print is
-        // skipped by the next check.
-        let mut text = String::from("(reset)\n(set-option :print-success false)\n(set-option :produce-models true)\n");
+        let mut text = String::new();
         let mut scratch = String::new();
         for v in vars {
             d.writers[0].declare(*v, &mut text);
