@@ -297,3 +297,24 @@ fn every_registered_engine_has_a_test_here() {
         assert!(me.contains(&format!("\"{}\"", e.name)), "no test runs {}", e.name);
     }
 }
+
+/// Known crashes of the Python bindings are handled: boabem segfaults on a
+/// function (or Symbol) as a script's completion value, PythonMonkey when the
+/// thrown `null`/`undefined` is read (notes §5.6, §5.7).
+#[tokio::test]
+async fn known_binding_crashes_are_avoided() {
+    let o = opts(10_000);
+    let mut boa = engine("boa");
+    for src in ["(function () {})", "Symbol('s')", "globalThis"] {
+        let r = boa.run(&Script::new(src), &o).await;
+        assert_eq!(r.outcome, Outcome::Normal, "boa on {src}: {r:?}");
+    }
+    let mut pm = engine("sm-pythonmonkey");
+    for (src, want) in [("throw undefined;", "undefined"), ("throw null;", "null")] {
+        let r = pm.run(&Script::new(src), &o).await;
+        assert_eq!(ctor(&r.outcome), Some(want), "pythonmonkey on {src}: {r:?}");
+    }
+    // pythonmonkey's host globals are gone (`python` would run Python).
+    let r = pm.run(&Script::new("print(typeof python, typeof pmEval);"), &o).await;
+    assert_eq!(r.output, "undefined undefined\n");
+}

@@ -2,6 +2,7 @@
 
 pub mod backends;
 pub mod bench;
+pub mod bench_engines;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
