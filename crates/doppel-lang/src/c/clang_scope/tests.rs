@@ -10,16 +10,16 @@ int f(int p, uint8_t *q) {
   static int s;
   extern int g;
   {
-long a = 2;
-volatile int16_t v[3] = {1};
-uint32_t m[2][3];
-struct S st;
-a++;
+    long a = 2;
+    volatile int16_t v[3] = {1};
+    uint32_t m[2][3];
+    struct S st;
+    a++;
   }
   for (int i = 0; i < 3; i++)
-a += i;
+    a += i;
   double d = 1.0, e =
-  2.0;
+      2.0;
   return a + (int)d + (int)e;
 }
 #define DECL(t, n) t n = 0
@@ -322,22 +322,22 @@ fn omitted_file_and_line_are_carried_over_and_included_from_is_not_a_file() {
     // Hand-made dump: a header function (dropped), then the main file's
     // function whose locations omit `file` and `line` when unchanged.
     let json = r#"{"kind":"TranslationUnitDecl","loc":{},"range":{"begin":{},"end":{}},"inner":[
-      {"kind":"FunctionDecl","loc":{"offset":1,"file":"h.h","line":1,"col":1,"tokLen":1,
-         "includedFrom":{"file":"m.c"}},"range":{"begin":{"offset":1,"col":1,"tokLen":1},
-         "end":{"offset":9,"line":3,"col":1,"tokLen":1}},"name":"hf","inner":[
-         {"kind":"CompoundStmt","range":{"begin":{"offset":5,"col":1,"tokLen":1},"end":{"offset":9,"col":1,"tokLen":1}},
-          "inner":[{"kind":"DeclStmt","range":{"begin":{"offset":6,"line":2,"col":1,"tokLen":1},"end":{"offset":7,"col":2,"tokLen":1}},
-            "inner":[{"kind":"VarDecl","loc":{"offset":6,"col":1,"tokLen":1},"range":{"begin":{"offset":6,"col":1,"tokLen":1},"end":{"offset":6,"col":1,"tokLen":1}},"name":"hv","type":{"qualType":"int"}}]}]}]},
-      {"kind":"FunctionDecl","loc":{"offset":20,"file":"m.c","line":5,"col":5,"tokLen":1},
-         "range":{"begin":{"offset":16,"col":1,"tokLen":3},"end":{"offset":40,"line":9,"col":1,"tokLen":1}},
-         "name":"f","inner":[
-         {"kind":"ParmVarDecl","loc":{"offset":26,"line":5,"col":11,"tokLen":1},"range":{"begin":{"offset":22,"col":7,"tokLen":3},"end":{"offset":26,"col":11,"tokLen":1}},"name":"x","type":{"qualType":"int32_t","desugaredQualType":"int"}},
-         {"kind":"CompoundStmt","range":{"begin":{"offset":29,"line":6,"col":1,"tokLen":1},"end":{"offset":40,"line":9,"col":1,"tokLen":1}},
-          "inner":[{"kind":"DeclStmt","range":{"begin":{"offset":31,"line":7,"col":3,"tokLen":3},
-               "end":{"spellingLoc":{"offset":3,"file":"h.h","line":1,"col":1,"tokLen":1,"includedFrom":{"file":"m.c"}},
-                      "expansionLoc":{"offset":36,"file":"m.c","line":7,"col":8,"tokLen":1}}},
-            "inner":[{"kind":"VarDecl","loc":{"offset":35,"col":7,"tokLen":1},"range":{"begin":{"offset":31,"col":3,"tokLen":3},"end":{"offset":35,"col":7,"tokLen":1}},"name":"y","type":{"qualType":"uint8_t","desugaredQualType":"unsigned char"}}]}]}]}
-    ]}"#;
+          {"kind":"FunctionDecl","loc":{"offset":1,"file":"h.h","line":1,"col":1,"tokLen":1,
+             "includedFrom":{"file":"m.c"}},"range":{"begin":{"offset":1,"col":1,"tokLen":1},
+             "end":{"offset":9,"line":3,"col":1,"tokLen":1}},"name":"hf","inner":[
+             {"kind":"CompoundStmt","range":{"begin":{"offset":5,"col":1,"tokLen":1},"end":{"offset":9,"col":1,"tokLen":1}},
+              "inner":[{"kind":"DeclStmt","range":{"begin":{"offset":6,"line":2,"col":1,"tokLen":1},"end":{"offset":7,"col":2,"tokLen":1}},
+                "inner":[{"kind":"VarDecl","loc":{"offset":6,"col":1,"tokLen":1},"range":{"begin":{"offset":6,"col":1,"tokLen":1},"end":{"offset":6,"col":1,"tokLen":1}},"name":"hv","type":{"qualType":"int"}}]}]}]},
+          {"kind":"FunctionDecl","loc":{"offset":20,"file":"m.c","line":5,"col":5,"tokLen":1},
+             "range":{"begin":{"offset":16,"col":1,"tokLen":3},"end":{"offset":40,"line":9,"col":1,"tokLen":1}},
+             "name":"f","inner":[
+             {"kind":"ParmVarDecl","loc":{"offset":26,"line":5,"col":11,"tokLen":1},"range":{"begin":{"offset":22,"col":7,"tokLen":3},"end":{"offset":26,"col":11,"tokLen":1}},"name":"x","type":{"qualType":"int32_t","desugaredQualType":"int"}},
+             {"kind":"CompoundStmt","range":{"begin":{"offset":29,"line":6,"col":1,"tokLen":1},"end":{"offset":40,"line":9,"col":1,"tokLen":1}},
+              "inner":[{"kind":"DeclStmt","range":{"begin":{"offset":31,"line":7,"col":3,"tokLen":3},
+                   "end":{"spellingLoc":{"offset":3,"file":"h.h","line":1,"col":1,"tokLen":1,"includedFrom":{"file":"m.c"}},
+                          "expansionLoc":{"offset":36,"file":"m.c","line":7,"col":8,"tokLen":1}}},
+                "inner":[{"kind":"VarDecl","loc":{"offset":35,"col":7,"tokLen":1},"range":{"begin":{"offset":31,"col":3,"tokLen":3},"end":{"offset":35,"col":7,"tokLen":1}},"name":"y","type":{"qualType":"uint8_t","desugaredQualType":"unsigned char"}}]}]}]}
+        ]}"#;
     let m = ScopeMap::from_clang_json(json.as_bytes(), "m.c").unwrap();
     assert_eq!(m.len(), 2);
     assert!(m.visible_at(2).is_empty());

@@ -21,24 +21,24 @@ typedef struct { int q; } Anon;
 enum Color { RED, GREEN = 4, BLUE };
 int g;
 int f(int p, uint8_t *q,
-  const char s[4]) {
+      const char s[4]) {
   int a = 1, *b = &a, c[BLUE];
   static uint16_t st;
   extern int g;
   myint m[2][3];
   {
-long a = 2;
-myptr mp = 0;
-struct Outer o;
-a++;
+    long a = 2;
+    myptr mp = 0;
+    struct Outer o;
+    a++;
   }
   for (unsigned i = 0; i < 3; i++) {
-Pt_t pt;
-struct Bits bits;
+    Pt_t pt;
+    struct Bits bits;
   }
   enum Color col = RED;
   volatile int32_t v = 0, w =
-  1;
+      1;
   int (*pa)[3] = 0; int (*fp)(int) = 0; union { int i; } un; double d;
   char msg[] = "hi\n"; Anon an; int h(int);
   return a + v + w + col;
