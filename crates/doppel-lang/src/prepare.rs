@@ -27,8 +27,14 @@ pub struct Prepared {
     pub node_types: Vec<String>,
     /// Node type for "no line" (the translation unit).
     pub root_node: String,
-    /// Why the subject cannot be run (compile error), if so.
+    /// Why the subject cannot be run (compile error), if so: an outcome of
+    /// the subject, recorded as such.
     pub error: Option<String>,
+    /// Why the subject could not be prepared for a reason of the
+    /// environment (the cache cannot be written, the disk is full, the
+    /// compiler is missing), if so: not an outcome of the subject, so its
+    /// items are errors of the campaign and nothing is stored.
+    pub environment_error: Option<String>,
 }
 
 impl Prepared {
@@ -156,22 +162,17 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
     let syntax = JsSyntax::parse(&source_text);
     let node_types = (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect();
     let root_node = syntax.ast_node_type(0);
-    let (subject, error) = match cache.prepare(file, name) {
-        Ok(subject) => (subject, None),
-        Err(e) => (
-            Subject {
-                name: name.to_string(),
-                language: Language::JavaScript,
-                source: file.to_path_buf(),
-                source_name: file_name(file),
-                line_count: syntax.line_count(),
-                binary: None,
-                prelude: Vec::new(),
-                epilogue: Vec::new(),
-                hash: hex::encode(Sha256::digest(source_text.as_bytes())),
-                build: "js".into(),
-            },
+    let (subject, error, environment_error) = match cache.prepare(file, name) {
+        Ok(subject) => (subject, None, None),
+        Err(e) if e.is_environment() => (
+            unprepared_js(file, name, &syntax, &source_text),
+            None,
             Some(e.to_string()),
+        ),
+        Err(e) => (
+            unprepared_js(file, name, &syntax, &source_text),
+            Some(e.to_string()),
+            None,
         ),
     };
     Ok(Prepared {
@@ -180,7 +181,25 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
         node_types,
         root_node,
         error,
+        environment_error,
     })
+}
+
+/// The subject of a JavaScript file that could not be prepared: no
+/// scripts, hashed over its source.
+fn unprepared_js(file: &Path, name: &str, syntax: &JsSyntax, source_text: &str) -> Subject {
+    Subject {
+        name: name.to_string(),
+        language: Language::JavaScript,
+        source: file.to_path_buf(),
+        source_name: file_name(file),
+        line_count: syntax.line_count(),
+        binary: None,
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
+        hash: hex::encode(Sha256::digest(source_text.as_bytes())),
+        build: "js".into(),
+    }
 }
 
 fn file_name(file: &Path) -> String {
@@ -276,6 +295,7 @@ pub async fn prepare_one(
             node_types,
             root_node,
             error: None,
+            environment_error: None,
         }),
         Err(e) => {
             let hash = hex::encode(Sha256::digest(format!("{}\0{}", source_text, recipe).as_bytes()));
@@ -291,12 +311,18 @@ pub async fn prepare_one(
                 hash,
                 build: recipe.to_string(),
             };
+            let (error, environment_error) = if e.is_environment() {
+                (None, Some(format!("{e}")))
+            } else {
+                (Some(format!("{e}")), None)
+            };
             Ok(Prepared {
                 subject,
                 source_text,
                 node_types,
                 root_node,
-                error: Some(format!("{e}")),
+                error,
+                environment_error,
             })
         }
     }

@@ -71,6 +71,32 @@ pub enum BuildError {
     Io(#[from] std::io::Error),
 }
 
+impl BuildError {
+    /// Whether the failure is the environment's, not the program's: the
+    /// compiler is missing, the cache cannot be written (I/O), or the
+    /// compiler could not write its output (a full disk, a read-only or
+    /// unwritable directory). Such a failure is an error of the campaign;
+    /// a program that does not compile (or makes the compiler hang) is an
+    /// outcome of the subject.
+    pub fn is_environment(&self) -> bool {
+        match self {
+            BuildError::CompilerMissing { .. } | BuildError::Io(_) => true,
+            BuildError::CompileFailed { stderr } => ENVIRONMENT_MESSAGES.iter().any(|m| stderr.contains(m)),
+            BuildError::Timeout(_) => false,
+        }
+    }
+}
+
+/// Messages (strerror texts) with which a compiler or linker reports that
+/// it could not write its output: the environment's failure.
+const ENVIRONMENT_MESSAGES: &[&str] = &[
+    "No space left on device",
+    "Disk quota exceeded",
+    "Read-only file system",
+    "Permission denied",
+    "cannot create temporary file",
+];
+
 /// A directory of built subjects, keyed by content.
 #[derive(Debug, Clone)]
 pub struct BuildCache {
