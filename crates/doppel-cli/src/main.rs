@@ -1,7 +1,7 @@
 //! `doppel`: finds bugs in debuggers by differential testing.
 //!
 //! Subcommands: `diff` (a campaign), `classes`, `sample`, `show`, `replay`,
-//! `repro`, `report`, `backends`, `bench`. See README.md.
+//! `repro`, `report`, `backends`, `engines`, `bench`. See README.md.
 
 mod cmd;
 mod settings;
@@ -51,6 +51,8 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// List the debugger backends: installed or not, version, protocol, capabilities.
     Backends,
+    /// List the JavaScript engines: installed or not (and why), version, family, feature level.
+    Engines(cmd::engines::EnginesArgs),
     /// Benchmarks (print figures; nothing is asserted).
     Bench(cmd::bench::BenchArgs),
 }
@@ -106,6 +108,7 @@ fn main() -> ExitCode {
             Command::Report(a) => cmd::report::run(a, &db).await,
             Command::Reclassify(a) => cmd::reclassify::run(a, &db).await,
             Command::Backends => cmd::backends::run(&settings),
+            Command::Engines(a) => cmd::engines::run(a).await,
             Command::Bench(a) => cmd::bench::run(a, &settings).await,
         }
     });

@@ -151,7 +151,56 @@ impl Settings {
             None => return Ok(Self::default()),
         };
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+        let s: Self = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        s.validate().with_context(|| format!("in {}", path.display()))?;
+        Ok(s)
+    }
+
+    /// Rejects values that parse but mean nothing: `jobs = 0` (no job would
+    /// run), a zero limit (`memory_mb = 0` would kill every program at its
+    /// first allocation), an executable for a debugger that does not exist.
+    ///
+    /// Errors: the first such value, named with its section.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.campaign.jobs == 0 {
+            anyhow::bail!("[campaign] jobs = 0: at least one job is needed");
+        }
+        for (name, value) in [
+            ("cpu_seconds", self.limits.cpu_seconds),
+            ("memory_mb", self.limits.memory_mb),
+            ("file_size_mb", self.limits.file_size_mb),
+        ] {
+            if value == 0 {
+                anyhow::bail!("[limits] {name} = 0: a limit must be at least 1");
+            }
+        }
+        for name in self.campaign.executables.keys() {
+            known_debugger(name).context("[campaign] executables")?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `name` is a registered backend (`doppel backends`).
+///
+/// Errors: an unknown name, with the known ones.
+pub fn known_debugger(name: &str) -> anyhow::Result<()> {
+    let entries = doppel_debuggers::registry::all();
+    if entries.iter().any(|e| e.name == name) {
+        return Ok(());
+    }
+    let known: Vec<&str> = entries.iter().map(|e| e.name).collect();
+    anyhow::bail!("unknown debugger '{name}' (known: {})", known.join(", "))
+}
+
+/// Parses a job count for `--jobs`.
+///
+/// Errors: not a number, or 0.
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("at least one job is needed".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -166,5 +215,30 @@ mod tests {
         assert_eq!(s.campaign.jobs, 1);
         assert_eq!(s.campaign.debuggers, ["gdb", "lldb"]);
         assert!(toml::from_str::<Settings>("[campaign]\njbos = 1\n").is_err());
+    }
+
+    #[test]
+    fn values_that_mean_nothing_are_errors() {
+        let err = |text: &str| {
+            let s: Settings = toml::from_str(text).unwrap();
+            s.validate().unwrap_err().to_string()
+        };
+        assert!(err("[campaign]\njobs = 0\n").contains("jobs = 0"));
+        assert!(err("[limits]\nmemory_mb = 0\n").contains("[limits] memory_mb = 0"));
+        assert!(err("[limits]\ncpu_seconds = 0\n").contains("cpu_seconds = 0"));
+        let e = toml::from_str::<Settings>("[campaign]\nexecutables = { lldbb = \"/usr/bin/lldb-dap-22\" }\n")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("unknown debugger 'lldbb'"), "{e:#}");
+        Settings::default().validate().unwrap();
+        assert!(parse_jobs("0").is_err());
+        assert_eq!(parse_jobs("3"), Ok(3));
+        // Through the file, as the binary reads it.
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("doppel.toml");
+        std::fs::write(&f, "[limits]\nmemory_mb = 0\n").unwrap();
+        let e = Settings::load(Some(&f)).unwrap_err();
+        assert!(format!("{e:#}").contains("memory_mb = 0"), "{e:#}");
     }
 }

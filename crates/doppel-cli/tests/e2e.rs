@@ -130,6 +130,16 @@ async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
         "int main(void) {\n    int *p = 0;\n    *p = 1;\n    return 0;\n}\n",
     )
     .unwrap();
+    // Not UTF-8: Latin-1 (gcc compiles it, the program runs) and a binary
+    // renamed `.c` (one subject's outcome, not an abort of the campaign);
+    // an empty file keeps the linker's reason.
+    std::fs::write(
+        src.join("latin1.c"),
+        b"/* caf\xe9 */\nint main(void) {\n    const char *s = \"caf\xe9\";\n    return s[3] == 'x';\n}\n",
+    )
+    .unwrap();
+    std::fs::copy("/bin/true", src.join("binary.c")).unwrap();
+    std::fs::write(src.join("empty.c"), "").unwrap();
     let db = dir.path().join("doppel.db");
     let out = doppel(&db)
         .args([
@@ -150,7 +160,7 @@ async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
         let store = store.clone();
         let name = name.to_string();
         async move {
-            for id in 1..=3 {
+            for id in 1..=6 {
                 if let Some(r) = store.run(id).await.unwrap()
                     && r.subject.name.ends_with(&name)
                 {
@@ -171,6 +181,21 @@ async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
     }
     let crash = verdict_of("crash.c").await;
     assert!(!matches!(crash, doppel_core::Verdict::SubjectError { .. }), "{crash:?}");
+    let latin1 = verdict_of("latin1.c").await;
+    assert!(
+        !matches!(latin1, doppel_core::Verdict::SubjectError { .. }),
+        "{latin1:?}"
+    );
+    assert!(matches!(
+        verdict_of("binary.c").await,
+        doppel_core::Verdict::SubjectError { .. }
+    ));
+    match verdict_of("empty.c").await {
+        doppel_core::Verdict::SubjectError { reason } => {
+            assert!(reason.contains("undefined reference to `main'"), "{reason}")
+        }
+        v => panic!("{v:?}"),
+    }
     // Nothing of the hanging program is left running.
     std::thread::sleep(std::time::Duration::from_millis(200));
     let left = std::process::Command::new("pgrep")

@@ -21,7 +21,9 @@
 //! `--resume` skips the keys in [`Store::finished_keys`], so a campaign never
 //! writes a key twice on its own.
 
+pub mod cap;
 pub mod queue;
+pub mod retry;
 
 use crate::model::ClassKey;
 use crate::run::RunRecord;
@@ -104,6 +106,63 @@ pub struct CampaignSummary {
 pub struct Store {
     pool: AnyPool,
     postgres: bool,
+    /// The URL, password redacted (for messages).
+    shown_url: String,
+    /// The URL as connected (for a probe that names the real cause).
+    url: String,
+    /// How long a write waits for an unreachable PostgreSQL (`retry.rs`).
+    retry_deadline: std::time::Duration,
+}
+
+/// How long [`Store::open`] waits for the database's first answer.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a store operation waits for a pooled connection before the
+/// attempt counts as failed (and is retried, `retry.rs`).
+const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Default of [`Store::with_retry_deadline`].
+pub const DEFAULT_RETRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The session settings every connection gets: on SQLite a 30 s busy
+/// timeout, WAL journal and `synchronous=FULL`.
+async fn setup_connection(conn: &mut sqlx::AnyConnection, postgres: bool) -> Result<(), sqlx::Error> {
+    if !postgres {
+        // busy_timeout first: switching to WAL may wait for a lock.
+        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
+        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+        // A commit is on disk (fsync of the WAL) when insert_run returns.
+        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// One connection outside the pool, with the session settings, within
+/// [`CONNECT_TIMEOUT`]: its error is the real cause (refused, wrong
+/// password, not a database), where the pool would retry until its
+/// timeout and say only that it timed out.
+async fn probe(url: &str, postgres: bool) -> anyhow::Result<()> {
+    use sqlx::Connection;
+    let once = || async {
+        let mut conn = sqlx::AnyConnection::connect(url).await?;
+        setup_connection(&mut conn, postgres).await?;
+        conn.close().await
+    };
+    // A server that is starting up (57P03 cannot_connect_now) is waited for.
+    let attempt = async {
+        loop {
+            match once().await {
+                Err(sqlx::Error::Database(d)) if d.code().as_deref() == Some("57P03") => {
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await
+                }
+                r => return r,
+            }
+        }
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
+        Ok(r) => Ok(r?),
+        Err(_) => anyhow::bail!("no answer within {CONNECT_TIMEOUT:?}"),
+    }
 }
 
 /// Version of the schema this code creates and reads (table `doppel_schema`).
@@ -127,31 +186,33 @@ impl Store {
     /// Creates the schema if it is missing (under an advisory lock on
     /// PostgreSQL, so several machines may open one database at once).
     ///
+    /// A database that cannot be reached or opened (refused, a corrupt
+    /// SQLite file) fails within [`CONNECT_TIMEOUT`] with the real cause.
+    ///
     /// Errors: the directory or database cannot be created or reached, or the
     /// store has a newer schema version than this doppel knows.
     pub async fn open(url: &str) -> anyhow::Result<Store> {
         sqlx::any::install_default_drivers();
         let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
         let url = if postgres { url.to_string() } else { sqlite_url(url)? };
+        let shown_url = redact_password(&url);
+        probe(&url, postgres)
+            .await
+            .with_context(|| format!("connecting to {shown_url}"))?;
         let pool = AnyPoolOptions::new()
             .max_connections(if postgres { 8 } else { 1 })
-            .acquire_timeout(std::time::Duration::from_secs(60))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if !postgres {
-                        // busy_timeout first: switching to WAL may wait for a lock.
-                        sqlx::query("PRAGMA busy_timeout = 30000").execute(&mut *conn).await?;
-                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
-                        // A commit is on disk (fsync of the WAL) when insert_run returns.
-                        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
-                    }
-                    Ok(())
-                })
-            })
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .after_connect(move |conn, _| Box::pin(setup_connection(conn, postgres)))
             .connect(&url)
             .await
-            .with_context(|| format!("connecting to {}", redact_password(&url)))?;
-        let store = Store { pool, postgres };
+            .with_context(|| format!("connecting to {shown_url}"))?;
+        let store = Store {
+            pool,
+            postgres,
+            shown_url,
+            url,
+            retry_deadline: DEFAULT_RETRY_DEADLINE,
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -224,18 +285,45 @@ impl Store {
     ///
     /// Errors: database errors; a record that cannot be serialized.
     pub async fn insert_run(&self, run: &RunRecord) -> anyhow::Result<i64> {
-        let mut conn = self
-            .pool
-            .acquire()
-            .await
-            .with_context(|| format!("storing run {}", run.key))?;
-        Self::upsert_run_on(&mut conn, run).await
+        let doing = || format!("storing run {}", run.key);
+        self.retrying(&doing, || async {
+            let mut conn = self.pool.acquire().await.with_context(doing)?;
+            Self::upsert_run_on(&mut conn, run).await
+        })
+        .await
+    }
+
+    /// This store with writes waiting up to `deadline` for an unreachable
+    /// PostgreSQL (default [`DEFAULT_RETRY_DEADLINE`]) before they fail with
+    /// [`retry::StoreUnavailable`]. SQLite errors are never retried.
+    pub fn with_retry_deadline(mut self, deadline: std::time::Duration) -> Store {
+        self.retry_deadline = deadline;
+        self
+    }
+
+    /// `op` under [`retry::with_retry`] on PostgreSQL; once on SQLite.
+    pub(crate) async fn retrying<T, F, Fut>(&self, doing: &(dyn Fn() -> String + Sync), op: F) -> anyhow::Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<T>>,
+    {
+        let mut op = op;
+        if !self.postgres {
+            return op().await;
+        }
+        let probe_url = self.url.clone();
+        let probe = || async move { probe(&probe_url, true).await.err().map(|e| format!("{e:#}")) };
+        retry::with_retry(&self.shown_url, doing, self.retry_deadline, probe, op).await
     }
 
     /// [`Store::insert_run`] on one connection (or transaction, see
     /// `queue.rs`), so a run and the work item it completes commit together.
     pub(crate) async fn upsert_run_on(conn: &mut sqlx::AnyConnection, run: &RunRecord) -> anyhow::Result<i64> {
-        let json = serde_json::to_string(run)?;
+        let (json, cut) = cap::capped_json(serde_json::to_value(run)?, &cap::RunCaps::default())
+            .with_context(|| format!("storing run {}", run.key))?;
+        if cut.strings + cut.messages > 0 {
+            tracing::warn!(key = %run.key, ?cut, "the run's record was cut to the store's cap");
+        }
         let f = run.verdict.finding();
         let class = f.map(|f| f.class.to_string());
         let debuggers = run

@@ -121,8 +121,12 @@ pub fn program_key(config: &DebuginfoConfig, program_hash: &str) -> String {
 
 /// Runs the campaign over `programs`.
 ///
-/// Errors: only when no compiler is installed, a debugger cannot be
-/// created, or the store cannot be read; single programs never fail it.
+/// Errors: when no compiler is installed, the sanitizer clang's
+/// `llvm-symbolizer` is missing (C programs), a debugger cannot be created,
+/// the store cannot be read, or a program's preparation hit an error of the
+/// machine ([`Preparation::Failed`]: the campaign stops there, that program
+/// is not stored, `--resume` takes it up again); a problem of a single
+/// program never fails it.
 pub async fn run_campaign(
     spec: &DebuginfoSpec,
     programs: Vec<Program>,
@@ -150,6 +154,13 @@ pub async fn run_campaign(
     };
     if compilers.is_empty() && any_c {
         anyhow::bail!("no compiler under test is installed: {}", missing.join("; "));
+    }
+    if any_c {
+        // Shadow validation attributes MSan reports to lines; without the
+        // matching symbolizer it could not (issue 13, part 4a).
+        let clang = crate::wellformed::sanitizer_clang();
+        crate::wellformed::symbolizer_for(&clang)
+            .map_err(|e| anyhow::anyhow!("shadow validation with {clang} needs its symbolizer: {e}"))?;
     }
     let done: HashSet<String> = if spec.resume {
         store.finished_keys(TECHNIQUE).await?.into_iter().collect()
@@ -190,11 +201,15 @@ pub async fn run_campaign(
         cache: BuildCache::new(spec.cache_dir.clone()),
         rustc,
         rust_builds: rust::RustBuilder::new(spec.cache_dir.join("rust")),
+        fatal: std::sync::Mutex::new(None),
     };
     let workers = pool.into_iter().map(|mut dbgs| {
         let shared = &shared;
         async move {
             loop {
+                if shared.fatal.lock().is_ok_and(|f| f.is_some()) {
+                    break;
+                }
                 let Some(p) = shared.queue.lock().await.pop_front() else {
                     break;
                 };
@@ -206,6 +221,9 @@ pub async fn run_campaign(
         }
     });
     futures::future::join_all(workers).await;
+    if let Some(e) = shared.fatal.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        anyhow::bail!("{e}");
+    }
     Ok(shared.stats.into_inner())
 }
 
@@ -220,6 +238,9 @@ struct Shared {
     /// rustc, when some program is Rust (the reason when it is missing).
     rustc: Option<Result<Compiler, String>>,
     rust_builds: rust::RustBuilder,
+    /// The first error of the machine a program's preparation met
+    /// ([`Preparation::Failed`]): the workers stop, the campaign fails.
+    fatal: std::sync::Mutex<Option<String>>,
 }
 
 async fn run_program(
@@ -246,6 +267,13 @@ async fn run_program(
     let text = std::fs::read_to_string(&p.source).unwrap_or_default();
     let subject = program_subject(p, &text);
     let ready = match &prep {
+        Preparation::Failed { stage, error } => {
+            let e = format!("{}: preparation ({stage}) failed: {error}", p.name);
+            if let Ok(mut f) = shared.fatal.lock() {
+                f.get_or_insert(e);
+            }
+            return;
+        }
         Preparation::Rejected { stage, reason, .. } => {
             let prep = serde_json::to_value(&prep).unwrap_or_default();
             let program = ProgramRun {

@@ -77,6 +77,11 @@ pub enum Preparation {
         reason: String,
         seconds: f64,
     },
+    /// The machine could not prepare the program at `stage` (a tool is
+    /// missing or cannot run, a sanitizer report names no line): an error of
+    /// the campaign, not a verdict on the program, so it is never stored as
+    /// one ([`crate::shadow::ShadowError::Environment`]).
+    Failed { stage: String, error: String },
 }
 
 /// A prepared program: its references and the bookkeeping of how many
@@ -112,7 +117,9 @@ pub struct Ready {
 /// Prepares `program`: seed well-formedness, covered statement lines,
 /// scopes, sampled pairs, shadow validation.
 ///
-/// Never fails: every problem is a [`Preparation::Rejected`] with its stage.
+/// Never fails: every problem of the program is a
+/// [`Preparation::Rejected`] with its stage, every problem of the machine
+/// shadow validation found a [`Preparation::Failed`].
 ///
 /// `barrier` is the barrier unit (`opt_me_not.c`), linked into every build
 /// (seed check, coverage, shadow): programs written for line augmentation,
@@ -211,7 +218,13 @@ pub async fn prepare(program: &Program, config: &DebuginfoConfig, limits: Limits
     .await
     {
         Ok(s) => s,
-        Err(e) => return reject("shadow", e),
+        Err(shadow::ShadowError::Program(e)) => return reject("shadow", e),
+        Err(shadow::ShadowError::Environment(error)) => {
+            return Preparation::Failed {
+                stage: "shadow".into(),
+                error,
+            };
+        }
     };
     Preparation::Ready(Box::new(Ready {
         seed_check,

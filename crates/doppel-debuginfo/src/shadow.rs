@@ -25,15 +25,22 @@
 //! line already explains it). The remaining pairs are checked again in a new
 //! round, so the references always come from a run without any report. A
 //! report outside the instrumented code means P itself has undefined
-//! behaviour: every pair is rejected.
+//! behaviour: every pair is rejected. A report that names no line of P at
+//! all (an unsymbolized stack: the sanitizer runtime found no
+//! `llvm-symbolizer` that reads its clang's DWARF) cannot be attributed:
+//! that is a [`ShadowError::Environment`], never a rejection of the pairs.
+//! The MSan runs are pointed at the symbolizer of their clang
+//! ([`wellformed::symbolizer_for`]).
 
 use crate::augment::{declare_first, prefix_lines};
-use crate::wellformed::{self, REPORT_EXIT_CODE, run_program, sanitizer_clang, strip_pid, truncate, valgrind_command};
+use crate::wellformed::{
+    self, REPORT_EXIT_CODE, run_program, sanitizer_clang, strip_pid, truncate, valgrind_command, with_symbolizer,
+};
 use crate::{Pair, Reference, VarKind};
 use doppel_core::process::{Completed, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::process::Command;
 
@@ -67,6 +74,10 @@ pub struct ShadowConfig {
     /// Most rounds of check-reject-recheck before giving up on the
     /// remaining pairs.
     pub max_rounds: u32,
+    /// The `llvm-symbolizer` of the MSan runs; `None`: the one matching
+    /// [`ShadowConfig::clang`] ([`wellformed::symbolizer_for`]).
+    #[serde(default)]
+    pub symbolizer: Option<PathBuf>,
 }
 
 impl Default for ShadowConfig {
@@ -81,9 +92,34 @@ impl Default for ShadowConfig {
             limits: w.limits,
             valgrind: true,
             max_rounds: 4,
+            symbolizer: None,
         }
     }
 }
+
+/// Why [`validate`] judged no pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShadowError {
+    /// The program cannot be shadowed: it cannot be read, or it does not
+    /// compile (at a line without printing code). The program is rejected.
+    Program(String),
+    /// The machine cannot validate: a compiler, the symbolizer or a checker
+    /// is missing or cannot run, or a checker's report names no line of the
+    /// program (so it cannot be told from the program's own undefined
+    /// behaviour). An error of the campaign: no pair of any program can be
+    /// judged until it is fixed.
+    Environment(String),
+}
+
+impl std::fmt::Display for ShadowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShadowError::Program(m) | ShadowError::Environment(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ShadowError {}
 
 /// The outcome of [`validate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -315,6 +351,11 @@ fn valgrind_reports(stderr: &str, file: &str) -> Vec<Report> {
             continue;
         }
         let is_frame = line.starts_with("at 0x") || line.starts_with("by 0x");
+        // Valgrind's own warnings ("Warning: set address range perms ...")
+        // are no errors of the program.
+        if !open && line.starts_with("Warning:") {
+            continue;
+        }
         if !open && !is_frame {
             out.push(Report {
                 what: line.to_string(),
@@ -439,13 +480,18 @@ fn error_lines(stderr: &str, file: &str) -> BTreeSet<u32> {
 /// Returns the references (values as [`Reference::value`] describes), the
 /// rejected pairs with the checker's report, and the skipped pairs.
 ///
-/// Errors: the source cannot be read; a shadow build fails at a line that
-/// carries no printing code (the program itself does not compile); the
-/// sanitizer run cannot be started.
-pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> Result<ShadowResult, String> {
+/// Errors: [`ShadowError::Program`] when the source cannot be read or a
+/// shadow build fails at a line that carries no printing code (the program
+/// itself does not compile); [`ShadowError::Environment`] when the
+/// symbolizer is missing, a compiler or checker cannot be started, or a
+/// report names no line of the program.
+pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> Result<ShadowResult, ShadowError> {
+    use ShadowError::Environment as Env;
     let start = std::time::Instant::now();
-    let text = std::fs::read_to_string(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
-    let dir = tempfile::tempdir().map_err(|e| format!("no temporary directory: {e}"))?;
+    let text = std::fs::read_to_string(source)
+        .map_err(|e| ShadowError::Program(format!("cannot read {}: {e}", source.display())))?;
+    let symbolizer = wellformed::resolve_symbolizer(config.symbolizer.as_deref(), &config.clang).map_err(Env)?;
+    let dir = tempfile::tempdir().map_err(|e| Env(format!("no temporary directory: {e}")))?;
     let file = "shadow.c";
     let shadow_path = dir.path().join(file);
     let mut include = Vec::new();
@@ -469,7 +515,7 @@ pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> R
             break HashMap::new();
         }
         rounds += 1;
-        std::fs::write(&shadow_path, build(&text, &by_line)).map_err(|e| format!("cannot write shadow: {e}"))?;
+        std::fs::write(&shadow_path, build(&text, &by_line)).map_err(|e| Env(format!("cannot write shadow: {e}")))?;
         let instrumented: BTreeSet<u32> = by_line.keys().copied().collect();
         let mut common: Vec<String> = vec!["-O0".into(), "-g".into(), "-w".into()];
         common.extend(config.extra_flags.iter().cloned());
@@ -497,14 +543,22 @@ pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> R
             );
             continue;
         }
-        let msan = run_program(
-            Command::new(&msan_exe),
-            config.timeout,
-            config.limits.without_memory_limit(),
-        )
-        .await
-        .map_err(|e| format!("cannot run the MSan build: {e}"))?;
+        let mut msan_cmd = Command::new(&msan_exe);
+        with_symbolizer(&mut msan_cmd, &symbolizer);
+        let msan = run_program(msan_cmd, config.timeout, config.limits.without_memory_limit())
+            .await
+            .map_err(|e| Env(format!("cannot run the MSan build: {e}")))?;
         let msan_reports = sanitizer_reports(&msan.stderr, file);
+        if let Some(r) = msan_reports.iter().find(|r| r.site.is_none()) {
+            return Err(Env(format!(
+                "MSan reported \"{}\" with no line of the program in its stack, so it cannot be told from \
+                 undefined behaviour of the program itself; is {} the llvm-symbolizer of {}? Report: {}",
+                r.what,
+                symbolizer.display(),
+                config.clang,
+                truncate(msan.stderr.trim(), 600)
+            )));
+        }
         if let Some(why) = run_failure(&msan, &msan_reports, "MSan") {
             reject_all(&mut by_line, &mut rejected, &why);
             break HashMap::new();
@@ -526,8 +580,16 @@ pub async fn validate(source: &Path, pairs: &[Pair], config: &ShadowConfig) -> R
             }
             let vg = run_program(valgrind_command(&gexe), config.valgrind_timeout, config.limits)
                 .await
-                .map_err(|e| format!("cannot run valgrind: {e}"))?;
+                .map_err(|e| Env(format!("cannot run valgrind: {e}")))?;
             vg_reports = valgrind_reports(&vg.stderr, file);
+            if let Some(r) = vg_reports.iter().find(|r| r.site.is_none()) {
+                return Err(Env(format!(
+                    "memcheck reported \"{}\" with no line of the program in its stack, so it cannot be told \
+                     from undefined behaviour of the program itself (is the gcc build without -g?). Report: {}",
+                    r.what,
+                    truncate(vg.stderr.trim(), 600)
+                )));
+            }
             if let Some(why) = run_failure(&vg, &vg_reports, "memcheck") {
                 reject_all(&mut by_line, &mut rejected, &why);
                 break HashMap::new();
@@ -664,8 +726,9 @@ fn at(r: &Report) -> String {
 
 /// Builds the shadow program. `Ok(Err(lines))`: the build failed with
 /// errors at these lines of the shadow file, all of which carry printing
-/// code (the caller rejects their pairs). `Err`: it failed anywhere else, or
-/// the compiler could not be run.
+/// code (the caller rejects their pairs). `Err`: it failed anywhere else
+/// ([`ShadowError::Program`]), or the compiler could not be run
+/// ([`ShadowError::Environment`]).
 async fn build_or_error_lines(
     compiler: &str,
     flags: &[String],
@@ -673,22 +736,22 @@ async fn build_or_error_lines(
     out: &Path,
     file: &str,
     instrumented: &BTreeSet<u32>,
-) -> Result<Result<(), BTreeSet<u32>>, String> {
+) -> Result<Result<(), BTreeSet<u32>>, ShadowError> {
     let mut cmd = Command::new(compiler);
     cmd.args(flags).arg(src).arg("-o").arg(out);
     let done = doppel_core::process::run(cmd, wellformed::COMPILE_TIMEOUT, Default::default())
         .await
-        .map_err(|e| format!("cannot run {compiler}: {e}"))?;
+        .map_err(|e| ShadowError::Environment(format!("cannot run {compiler}: {e}")))?;
     if done.code == Some(0) {
         return Ok(Ok(()));
     }
     let lines = error_lines(&done.stderr, file);
     if lines.is_empty() || !lines.iter().all(|l| instrumented.contains(l)) {
         let first = done.stderr.lines().find(|l| l.contains("error")).unwrap_or("").trim();
-        return Err(format!(
+        return Err(ShadowError::Program(format!(
             "{compiler} cannot build the shadow program: {}",
             truncate(first, 300)
-        ));
+        )));
     }
     Ok(Err(lines))
 }
@@ -980,6 +1043,76 @@ int main(void) {
         assert_eq!(r.references[0].value, "1");
         assert_eq!(r.rejected.len(), 1);
         assert_eq!(r.rejected[0].0.variable.name, "x");
+    }
+
+    /// clang-19's MSan report when its symbolizer could not read the DWARF
+    /// (a fresh Debian 12 machine with llvm-14's `llvm-symbolizer` only).
+    const UNSYMBOLIZED: &str = "==23771==WARNING: MemorySanitizer: use-of-uninitialized-value
+    #0 0x55885b113ca4  (/tmp/d/shadow-msan+0xc9ca4) (BuildId: 26b0f4abbc4deae2eebb8a4d381621ca3bfde58a)
+    #1 0x7f08d28da249  (/lib/x86_64-linux-gnu/libc.so.6+0x27249) (BuildId: 93ac61ec5a8eb1396f9fbd350e3169a558528a40)
+
+SUMMARY: MemorySanitizer: use-of-uninitialized-value (/tmp/d/shadow-msan+0xc9ca4) (BuildId: 26b0f4abbc4deae2eebb8a4d381621ca3bfde58a)
+";
+
+    #[test]
+    fn an_unsymbolized_report_names_no_site() {
+        let r = sanitizer_reports(UNSYMBOLIZED, "shadow.c");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].site, None);
+        let vg = "==7== Warning: set address range perms: large range [0x1, 0x2) (defined)\n";
+        assert!(valgrind_reports(vg, "shadow.c").is_empty());
+    }
+
+    /// A program with an uninitialized read in the printing code only: with
+    /// a working symbolizer the pair is rejected at its column.
+    const UNINIT: &str = "/* q */\nint main(void) {\n  int x;\n  int y = 1;\n  return y - 1;\n}\n";
+
+    #[tokio::test]
+    async fn a_missing_or_blind_symbolizer_is_an_error_of_the_machine_not_a_rejection() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("q.c");
+        std::fs::write(&src, UNINIT).unwrap();
+        let pairs = vec![pair(5, "x", int()), pair(5, "y", int())];
+        let missing = ShadowConfig {
+            symbolizer: Some("/nonexistent/llvm-symbolizer".into()),
+            valgrind: false,
+            ..ShadowConfig::default()
+        };
+        match validate(&src, &pairs, &missing).await {
+            Err(ShadowError::Environment(e)) => assert!(e.contains("/nonexistent/llvm-symbolizer"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        // A symbolizer that runs but finds no line (as llvm-14's on clang-19's
+        // DWARF): the report names no line of the program.
+        let blind = dir.path().join("bin/llvm-symbolizer");
+        std::fs::create_dir_all(blind.parent().unwrap()).unwrap();
+        std::fs::write(
+            &blind,
+            "#!/bin/sh\nwhile read -r l; do printf '??\\n??:0:0\\n\\n'; done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&blind, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let cfg = ShadowConfig {
+            symbolizer: Some(blind.clone()),
+            valgrind: false,
+            ..ShadowConfig::default()
+        };
+        match validate(&src, &pairs, &cfg).await {
+            Err(ShadowError::Environment(e)) => {
+                assert!(e.contains("no line of the program"), "{e}");
+                assert!(e.contains(&blind.display().to_string()), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The matching symbolizer attributes the report to x's printing code.
+        let ok = ShadowConfig {
+            valgrind: false,
+            ..ShadowConfig::default()
+        };
+        let r = validate(&src, &pairs, &ok).await.unwrap();
+        assert_eq!(r.rejected.len(), 1, "{r:#?}");
+        assert_eq!(r.rejected[0].0.variable.name, "x");
+        assert!(r.rejected[0].1.starts_with("MSan: "), "{r:#?}");
     }
 
     #[tokio::test]

@@ -38,6 +38,60 @@ pub(crate) const SANITIZER_ENV: [(&str, &str); 3] = [
     ("MSAN_OPTIONS", "exitcode=99:symbolize=1"),
 ];
 
+/// The environment variables through which the sanitizer runtimes are told
+/// where their symbolizer is (compiler-rt's `external_symbolizer_path`).
+pub const SYMBOLIZER_ENV: [&str; 3] = ["ASAN_SYMBOLIZER_PATH", "MSAN_SYMBOLIZER_PATH", "UBSAN_SYMBOLIZER_PATH"];
+
+/// The `llvm-symbolizer` that matches `clang`'s sanitizer runtimes: the one
+/// in the directory of the real compiler binary, `/usr/lib/llvm-N/bin/`
+/// on Debian (`clang-19` is a link to `/usr/lib/llvm-19/bin/clang`; the
+/// binary is in package `llvm-N`). An older symbolizer found on `PATH`
+/// (llvm-14's, from package `llvm`) may fail on a newer clang's DWARF, and
+/// the reports then name no source line.
+///
+/// `clang` is a name on `PATH` or a path.
+///
+/// Errors: `clang` is not installed, or no `llvm-symbolizer` is beside it
+/// (the message names the path looked at and the package).
+pub fn symbolizer_for(clang: &str) -> Result<std::path::PathBuf, String> {
+    let found = process::which(clang).ok_or_else(|| format!("{clang} is not installed"))?;
+    let real = std::fs::canonicalize(&found).map_err(|e| format!("cannot resolve {}: {e}", found.display()))?;
+    let dir = real
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", real.display()))?;
+    let symbolizer = dir.join("llvm-symbolizer");
+    if symbolizer.is_file() {
+        return Ok(symbolizer);
+    }
+    let package = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .filter(|n| n.starts_with("llvm-"))
+        .map(|n| format!(" (Debian package {n})"))
+        .unwrap_or_default();
+    Err(format!(
+        "no llvm-symbolizer for {clang} ({}): {} is missing{package}; without it sanitizer reports name no source line",
+        real.display(),
+        symbolizer.display()
+    ))
+}
+
+/// The symbolizer a sanitizer run uses: `configured` when given (it must
+/// exist), else [`symbolizer_for`] `clang`.
+///
+/// Errors: the configured path does not exist, or [`symbolizer_for`]'s.
+pub fn resolve_symbolizer(configured: Option<&Path>, clang: &str) -> Result<std::path::PathBuf, String> {
+    match configured {
+        Some(p) if p.is_file() => Ok(p.to_path_buf()),
+        Some(p) => Err(format!(
+            "the sanitizer symbolizer {} does not exist; without it sanitizer reports name no source line",
+            p.display()
+        )),
+        None => symbolizer_for(clang),
+    }
+}
+
 /// Clang versions tried for sanitizer builds, newest first. On the Debian 12
 /// machines doppel runs on, the plain `clang` (14) cannot link ASan (its
 /// `libclang_rt.asan` archives are not installed) while `clang-16` and
@@ -73,6 +127,12 @@ pub struct CheckConfig {
     pub limits: Limits,
     /// Also run valgrind memcheck on a `gcc -O0 -g` build.
     pub valgrind: bool,
+    /// The `llvm-symbolizer` of the sanitizer runs; `None`: the one
+    /// matching [`CheckConfig::clang`] ([`symbolizer_for`]), or, when that
+    /// is missing, whatever the runtime finds (a seed check needs no line
+    /// numbers, only the report).
+    #[serde(default)]
+    pub symbolizer: Option<std::path::PathBuf>,
 }
 
 /// Wall-clock limit of one compile.
@@ -92,6 +152,7 @@ impl Default for CheckConfig {
                 file_size_bytes: 16 << 20,
             },
             valgrind: false,
+            symbolizer: None,
         }
     }
 }
@@ -189,7 +250,12 @@ async fn check_inner(source: &Path, config: &CheckConfig) -> Result<(i32, String
     compile(&config.clang, &flags, &[source], &exe)
         .await
         .map_err(|d| (RejectReason::DoesNotCompile, d))?;
-    let done = run_program(Command::new(&exe), config.timeout, config.limits.without_memory_limit())
+    let symbolizer = resolve_symbolizer(config.symbolizer.as_deref(), &config.clang).ok();
+    let mut cmd = Command::new(&exe);
+    if let Some(s) = &symbolizer {
+        with_symbolizer(&mut cmd, s);
+    }
+    let done = run_program(cmd, config.timeout, config.limits.without_memory_limit())
         .await
         .map_err(|e| (RejectReason::Crash, format!("cannot run the program: {e}")))?;
     let clang_code = classify(&done, sanitizer_report(&done.stderr), RejectReason::UbAsanUbsan)?;
@@ -275,6 +341,13 @@ pub(crate) async fn compile(compiler: &str, flags: &[String], units: &[&Path], o
 pub(crate) async fn run_program(mut cmd: Command, timeout: Duration, limits: Limits) -> std::io::Result<Completed> {
     cmd.envs(SANITIZER_ENV);
     process::run_limited(cmd, timeout, Sandbox::default(), limits).await
+}
+
+/// Points every sanitizer runtime of `cmd` at `symbolizer` ([`SYMBOLIZER_ENV`]).
+pub(crate) fn with_symbolizer(cmd: &mut Command, symbolizer: &Path) {
+    for var in SYMBOLIZER_ENV {
+        cmd.env(var, symbolizer);
+    }
 }
 
 /// `valgrind --tool=memcheck --error-exitcode=99 -q --error-limit=no <exe>`
@@ -369,6 +442,31 @@ pub(crate) mod tests {
             }
         }
         panic!("no Csmith seed of 4000 bytes among 1..50")
+    }
+
+    #[test]
+    fn the_symbolizer_is_the_one_beside_the_real_clang() {
+        // clang-19 is /usr/bin/clang-19 -> /usr/lib/llvm-19/bin/clang.
+        assert_eq!(
+            symbolizer_for("clang-19").unwrap(),
+            Path::new("/usr/lib/llvm-19/bin/llvm-symbolizer")
+        );
+        assert!(
+            symbolizer_for("/nonexistent/clang")
+                .unwrap_err()
+                .contains("not installed")
+        );
+        // A clang without a symbolizer beside it: the error names the path.
+        let dir = tempfile::tempdir().unwrap();
+        let clang = dir.path().join("clang");
+        std::fs::copy("/usr/bin/true", &clang).unwrap();
+        let e = symbolizer_for(&clang.display().to_string()).unwrap_err();
+        assert!(
+            e.contains(&dir.path().join("llvm-symbolizer").display().to_string()),
+            "{e}"
+        );
+        let e = resolve_symbolizer(Some(Path::new("/nonexistent/llvm-symbolizer")), "clang-19").unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
     }
 
     #[test]

@@ -10,12 +10,19 @@ pub use doppel_debuggers::compare::{Difference, compare};
 /// their class key carries the policy name so that they do not hide bugs.
 ///
 /// `before` is the agreed state before the action (if paused).
+///
+/// A tool failure (a debugger that crashed, hung or broke its protocol,
+/// `DivergenceKind::ToolFailure`) never carries a policy: whatever the action,
+/// a failed tool is not an intended difference of behaviour.
 pub fn policy(
     before: Option<&ProgramState>,
     action: Option<ExecAction>,
     outputs: &[Output],
     d: &Difference,
 ) -> Option<String> {
+    if d.kind == DivergenceKind::ToolFailure || outputs.iter().any(|o| matches!(o, Output::Failed { .. })) {
+        return None;
+    }
     let slid = |o: &Output| matches!(o, Output::BreakpointSet { resolved: Some(_), .. });
     let rejected = |o: &Output| matches!(o, Output::BreakpointSet { resolved: None, .. });
     // One debugger slides a breakpoint to the next line with code (GDB does
@@ -228,5 +235,25 @@ mod policy_tests {
         );
         let inner = at(3, &[("f", 3), ("main", 9)]);
         assert_eq!(policy(inner.paused(), Some(ExecAction::StepOut), &outs, &d), None);
+    }
+
+    #[test]
+    fn a_tool_failure_during_a_step_out_of_main_is_no_policy() {
+        let names = vec!["gdb".to_string(), "lldb".to_string()];
+        let before = at(9, &[("main", 9)]);
+        for kind in [
+            doppel_core::FailureKind::Crash,
+            doppel_core::FailureKind::Timeout,
+            doppel_core::FailureKind::Protocol,
+        ] {
+            let outs = [at(9, &[("main", 9)]), Output::failed(kind, "lldb-dap exited (SIGKILL)")];
+            let d = compare(&names, &outs, &NormalizationConfig::default(), false).unwrap();
+            assert_eq!(d.kind, DivergenceKind::ToolFailure);
+            assert_eq!(
+                policy(before.paused(), Some(ExecAction::StepOut), &outs, &d),
+                None,
+                "{kind:?}"
+            );
+        }
     }
 }

@@ -158,7 +158,9 @@ pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Selection) -> anyhow::
 ///
 /// Errors: the source file cannot be read.
 pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Result<Prepared> {
-    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    // Not UTF-8 is the subject's outcome (`JsCache::prepare` says so), not
+    // an abort of the campaign: the text is read lossily for the line types.
+    let source_text = read_lossy(file)?;
     let syntax = JsSyntax::parse(&source_text);
     let node_types = (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect();
     let root_node = syntax.ast_node_type(0);
@@ -274,16 +276,31 @@ fn subject_name(roots: &[PathBuf], file: &Path) -> String {
         .unwrap_or_else(|| file.display().to_string())
 }
 
+/// The text of `file`, with bytes that are not UTF-8 replaced by U+FFFD
+/// (a Latin-1 C file compiles with gcc; a binary renamed `.c` fails to
+/// compile; neither may abort a campaign).
+///
+/// Errors: the file cannot be read.
+fn read_lossy(file: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// Builds one subject (or records why it cannot be built).
 ///
-/// Errors: the source file cannot be read.
+/// Errors: the source file cannot be read, or the build environment failed
+/// ([`doppel_lang::c::BuildError::is_environment`]: an unwritable cache is
+/// not the program's outcome).
 pub async fn prepare_one(
     cache: &BuildCache,
     file: &Path,
     name: &str,
     recipe: &BuildRecipe,
 ) -> anyhow::Result<Prepared> {
-    let source_text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let source_text = read_lossy(file)?;
     let syntax = CSyntax::parse(&source_text);
     let lines = syntax.line_count();
     let node_types = (1..=lines).map(|l| syntax.ast_node_type(l)).collect();
@@ -297,6 +314,7 @@ pub async fn prepare_one(
             error: None,
             environment_error: None,
         }),
+        Err(e) if e.is_environment() => Err(anyhow::Error::new(e).context(format!("building {}", file.display()))),
         Err(e) => {
             let hash = hex::encode(Sha256::digest(format!("{}\0{}", source_text, recipe).as_bytes()));
             let subject = Subject {

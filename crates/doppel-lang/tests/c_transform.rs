@@ -92,6 +92,7 @@ fn every_output_on_the_bundled_corpus_compiles() {
 }
 
 #[test]
+#[ignore = "needs ../shared"]
 fn every_output_on_c_testsuite_compiles() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/c/c-testsuite");
     assert!(

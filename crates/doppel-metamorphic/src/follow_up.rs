@@ -283,6 +283,10 @@ pub fn policy(
     out: &Output,
 ) -> Option<String> {
     use doppel_core::PauseReason;
+    // A tool failure never carries a policy.
+    if matches!(expected, Output::Failed { .. }) || matches!(out, Output::Failed { .. }) {
+        return None;
+    }
     let stepped = |o: &Output| o.paused().is_some_and(|s| s.reason == PauseReason::Step);
     if matches!(
         action,
@@ -489,6 +493,10 @@ mod tests {
             exec: ExecAction::StepOver,
         };
         assert_eq!(policy(Some(&before), &over, &hit, &step), None);
+        // A tool failure never carries a policy, even after an interrupted step.
+        let crash = Output::failed(doppel_core::FailureKind::Crash, "lldb-dap exited");
+        assert_eq!(policy(Some(&before), &RESUME, &step, &crash), None);
+        assert_eq!(policy(Some(&before), &RESUME, &crash, &step), None);
     }
 
     #[test]

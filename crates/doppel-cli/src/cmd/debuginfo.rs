@@ -116,7 +116,7 @@ pub struct DebuginfoArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Parallel jobs (programs at a time), each with its own debuggers.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::settings::parse_jobs)]
     pub jobs: Option<usize>,
     /// At most this many actionable pairs per program (0: all).
     #[arg(long)]

@@ -1,6 +1,7 @@
 //! `doppel diff`: a differential campaign over C or JavaScript programs.
 
 use crate::settings::Settings;
+use anyhow::Context;
 use clap::Args;
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
@@ -25,7 +26,7 @@ pub struct DiffArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Parallel jobs, each with its own debugger processes.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::settings::parse_jobs)]
     pub jobs: Option<usize>,
     /// Write the HTML report into this directory at the end.
     #[arg(long)]
@@ -159,6 +160,7 @@ pub fn executables_with(s: &Settings, pairs: &[String]) -> anyhow::Result<std::c
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| anyhow::anyhow!("--debugger-path wants NAME=PATH, got '{kv}'"))?;
+        crate::settings::known_debugger(k.trim()).with_context(|| format!("--debugger-path {kv}"))?;
         executables.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(executables)
@@ -261,5 +263,21 @@ pub fn environment_note(prepared: &[std::sync::Arc<subjects::Prepared>]) -> Stri
             failed.len(),
             first.lines().next().unwrap_or("")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_debugger_path_for_an_unknown_debugger_is_an_error() {
+        let s = Settings::default();
+        let e = executables_with(&s, &["lldbb=/usr/bin/lldb-dap-22".into()]).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("--debugger-path lldbb=/usr/bin/lldb-dap-22"), "{msg}");
+        assert!(msg.contains("unknown debugger 'lldbb'"), "{msg}");
+        let ok = executables_with(&s, &["lldb=/usr/bin/lldb-dap-22".into()]).unwrap();
+        assert_eq!(ok["lldb"], "/usr/bin/lldb-dap-22");
     }
 }

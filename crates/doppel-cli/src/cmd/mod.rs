@@ -7,6 +7,7 @@ pub mod campaign;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
+pub mod engines;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;

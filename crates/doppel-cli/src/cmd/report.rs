@@ -85,10 +85,13 @@ async fn write_with(
                 samples.push(rec);
             }
         }
+        // A tool failure is never a known policy difference, even in a store
+        // written before the oracle stopped giving failures a policy.
         let note = c
             .key
             .policy
             .as_ref()
+            .filter(|_| c.key.divergence != doppel_core::DivergenceKind::ToolFailure)
             .map(|p| format!("known policy difference: {p} (docs/normalization.md)"));
         classes.push(ClassReport {
             key: c.key,

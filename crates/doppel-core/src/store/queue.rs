@@ -165,18 +165,21 @@ impl WorkQueue {
                 "INSERT INTO work_items (campaign, key, position, payload) VALUES {} ON CONFLICT DO NOTHING",
                 rows.join(",")
             );
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            for (i, item) in batch.iter().enumerate() {
-                q = q
-                    .bind(self.campaign.clone())
-                    .bind(item.key.clone())
-                    .bind((b * ENQUEUE_BATCH + i) as i64)
-                    .bind(item.payload.to_string());
-            }
-            added += q
-                .execute(&self.store.pool)
-                .await
-                .with_context(|| format!("enqueuing the work items of campaign {}", self.campaign))?
+            let doing = || format!("enqueuing the work items of campaign {}", self.campaign);
+            added += self
+                .store
+                .retrying(&doing, || async {
+                    let mut q = sqlx::query(AssertSqlSafe(sql.clone()));
+                    for (i, item) in batch.iter().enumerate() {
+                        q = q
+                            .bind(self.campaign.clone())
+                            .bind(item.key.clone())
+                            .bind((b * ENQUEUE_BATCH + i) as i64)
+                            .bind(item.payload.to_string());
+                    }
+                    q.execute(&self.store.pool).await.with_context(doing)
+                })
+                .await?
                 .rows_affected();
         }
         Ok(added)
@@ -197,14 +200,20 @@ impl WorkQueue {
                ORDER BY position LIMIT $4 FOR UPDATE SKIP LOCKED) \
              RETURNING key, position, payload, attempts"
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(self.worker.clone())
-            .bind(self.lease_ms)
-            .bind(self.campaign.clone())
-            .bind(n as i64)
-            .fetch_all(&self.store.pool)
-            .await
-            .context("claiming work items")?;
+        let doing = || "claiming work items".to_string();
+        let rows = self
+            .store
+            .retrying(&doing, || async {
+                sqlx::query(AssertSqlSafe(sql.clone()))
+                    .bind(self.worker.clone())
+                    .bind(self.lease_ms)
+                    .bind(self.campaign.clone())
+                    .bind(n as i64)
+                    .fetch_all(&self.store.pool)
+                    .await
+                    .context("claiming work items")
+            })
+            .await?;
         let mut out = rows
             .iter()
             .map(|r| {
@@ -266,6 +275,17 @@ impl WorkQueue {
             run.key
         );
         let context = || format!("completing work item {key}");
+        self.store
+            .retrying(&context, || self.complete_once(key, run, &context))
+            .await
+    }
+
+    async fn complete_once(
+        &self,
+        key: &str,
+        run: &RunRecord,
+        context: &(dyn Fn() -> String + Sync),
+    ) -> anyhow::Result<Completion> {
         let mut tx = self.store.pool.begin().await.with_context(context)?;
         let sql = format!(
             "UPDATE work_items SET state = 'done', worker = $1, done_at_ms = {NOW_MS} \

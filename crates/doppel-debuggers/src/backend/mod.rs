@@ -129,26 +129,28 @@ impl Fail {
     }
 }
 
+/// How much of a debugger's stderr [`StderrTail`] keeps (bytes).
+pub(crate) const STDERR_TAIL_BYTES: usize = 4096;
+
 /// The last 4 KiB of a debugger's stderr, collected in the background, for
-/// the detail of a crash.
+/// the detail of a crash. Read as bytes: a debugger's stderr may hold
+/// invalid UTF-8 or one endless line, and neither may stop the collection
+/// or grow it beyond the cap; the text is decoded lossily when asked for.
 #[derive(Clone, Default)]
-pub(crate) struct StderrTail(Arc<Mutex<String>>);
+pub(crate) struct StderrTail(Arc<Mutex<Vec<u8>>>);
 
 impl StderrTail {
     /// Starts collecting from `stderr` (nothing if `None`).
     pub(crate) fn collect(stderr: Option<tokio::process::ChildStderr>) -> Self {
         let tail = Self::default();
-        if let Some(err) = stderr {
+        if let Some(mut err) = stderr {
             let buf = tail.0.clone();
             tokio::spawn(async move {
-                use tokio::io::AsyncBufReadExt;
-                let mut lines = tokio::io::BufReader::new(err).lines();
-                while let Ok(Some(l)) = lines.next_line().await {
+                use tokio::io::AsyncReadExt;
+                let mut chunk = vec![0u8; 8192];
+                while let Ok(n @ 1..) = err.read(&mut chunk).await {
                     if let Ok(mut t) = buf.lock() {
-                        t.push_str(&l);
-                        t.push('\n');
-                        let excess = t.len().saturating_sub(4096);
-                        t.drain(..excess);
+                        push_tail(&mut t, &chunk[..n], STDERR_TAIL_BYTES);
                     }
                 }
             });
@@ -156,10 +158,73 @@ impl StderrTail {
         tail
     }
 
-    /// The last `n` lines collected so far.
+    /// The last `n` lines collected so far (invalid UTF-8 replaced by U+FFFD).
     pub(crate) fn last_lines(&self, n: usize) -> String {
         let t = self.0.lock().map(|t| t.clone()).unwrap_or_default();
-        let lines: Vec<&str> = t.lines().collect();
-        lines[lines.len().saturating_sub(n)..].join("\n")
+        last_lines(&t, n)
+    }
+}
+
+/// Appends `bytes` to `tail` and drops its oldest bytes beyond `cap`.
+fn push_tail(tail: &mut Vec<u8>, bytes: &[u8], cap: usize) {
+    tail.extend_from_slice(bytes);
+    let excess = tail.len().saturating_sub(cap);
+    tail.drain(..excess);
+}
+
+/// The last `n` lines of `bytes`, decoded lossily. A multi-byte character
+/// cut by the cap at the start becomes U+FFFD, never a panic.
+fn last_lines(bytes: &[u8], n: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tail_cut_inside_a_multi_byte_character_is_kept_lossily() {
+        // "é" is two bytes; a cap that cuts between them once panicked
+        // (`is_char_boundary`) and lost the tail.
+        let mut t = Vec::new();
+        for _ in 0..3000 {
+            push_tail(&mut t, "é".as_bytes(), 4096);
+        }
+        push_tail(&mut t, b"\nlldb-dap: fatal error\n", 4096);
+        assert_eq!(t.len(), 4096);
+        assert_eq!(last_lines(&t, 1), "lldb-dap: fatal error");
+        assert!(last_lines(&t, 2).starts_with('\u{FFFD}'));
+        // Invalid UTF-8 and an endless line stay within the cap.
+        let mut t = Vec::new();
+        for _ in 0..2000 {
+            push_tail(&mut t, &[0xff, b'x', 0xfe], 4096);
+        }
+        assert_eq!(t.len(), 4096);
+        assert!(last_lines(&t, 1).contains("x\u{FFFD}"));
+    }
+
+    #[tokio::test]
+    async fn the_tail_of_a_real_process_with_invalid_utf8_and_multibyte_stderr() {
+        let mut child = tokio::process::Command::new("/bin/sh")
+            .args([
+                "-c",
+                "printf 'caf\\303\\251 %.0s' $(seq 3000) >&2; printf '\\377\\nlast line \\303\\251\\n' >&2",
+            ])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let tail = StderrTail::collect(child.stderr.take());
+        child.wait().await.unwrap();
+        // The collecting task reads until end of file.
+        for _ in 0..200 {
+            if tail.last_lines(1) == "last line é" {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(tail.last_lines(1), "last line é");
+        assert!(tail.0.lock().unwrap().len() <= STDERR_TAIL_BYTES);
     }
 }

@@ -388,7 +388,10 @@ impl CdpClient {
             return Err(CdpError::Closed(format!("{why}, while waiting for {what}")));
         }
         match tokio::time::timeout_at(deadline, self.rx.recv()).await {
-            Err(_) => Err(CdpError::Timeout(format!("no {what} within {:?}", self.timeout))),
+            Err(_) => Err(CdpError::Timeout(format!(
+                "timed out after {:?} waiting for {what}",
+                self.timeout
+            ))),
             Ok(None) => {
                 self.closed = Some("reader stopped".into());
                 Err(CdpError::Closed(format!("while waiting for {what}")))

@@ -166,7 +166,10 @@ impl DapClient {
             }
             match tokio::time::timeout_at(deadline, self.rx.recv()).await {
                 Err(_) => {
-                    return Err(DapError::Timeout(format!("no {what} within {:?}", self.timeout)));
+                    return Err(DapError::Timeout(format!(
+                        "timed out after {:?} waiting for {what}",
+                        self.timeout
+                    )));
                 }
                 Ok(None) => {
                     self.closed = true;
@@ -319,6 +322,19 @@ mod tests {
         let (r, w) = tokio::io::split(client_side);
         let mut dap = DapClient::new(w, r, Duration::from_secs(2));
         assert!(!dap.drain_until_closed(Duration::from_millis(100)).await);
+    }
+
+    #[tokio::test]
+    async fn an_adapter_that_never_answers_is_a_timeout_naming_the_request() {
+        let (client_side, _adapter_side) = tokio::io::duplex(4096);
+        let (r, w) = tokio::io::split(client_side);
+        let mut dap = DapClient::new(w, r, Duration::from_millis(100));
+        match dap.request("next", json!({})).await {
+            Err(DapError::Timeout(m)) => {
+                assert_eq!(m, "timed out after 100ms waiting for the response to 'next'")
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
     }
 
     #[test]

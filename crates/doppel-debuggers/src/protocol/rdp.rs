@@ -344,7 +344,10 @@ impl RdpClient {
             return Err(RdpError::Closed(format!("{why}, while waiting for {what}")));
         }
         match tokio::time::timeout_at(deadline, self.rx.recv()).await {
-            Err(_) => Err(RdpError::Timeout(format!("no {what} within {:?}", self.timeout))),
+            Err(_) => Err(RdpError::Timeout(format!(
+                "timed out after {:?} waiting for {what}",
+                self.timeout
+            ))),
             Ok(None) => {
                 self.closed = Some("reader stopped".into());
                 Err(RdpError::Closed(format!("while waiting for {what}")))

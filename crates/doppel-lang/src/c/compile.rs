@@ -67,8 +67,28 @@ pub enum BuildError {
     CompileFailed { stderr: String },
     #[error("the compiler did not finish within {0:?}")]
     Timeout(Duration),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+    /// The build environment failed (the cache cannot be written, the
+    /// source cannot be read, the compiler cannot be started): not the
+    /// program's fault. `doing` names the operation and its path.
+    #[error("build environment: {doing}: {source}")]
+    Io {
+        doing: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl BuildError {
+    /// Whether the failure is the build environment's (see [`BuildError::Io`])
+    /// rather than the program's or the compiler's.
+    pub fn is_environment(&self) -> bool {
+        matches!(self, BuildError::Io { .. })
+    }
+}
+
+/// Names the operation and path of an I/O failure of the build.
+fn io(doing: impl FnOnce() -> String) -> impl FnOnce(std::io::Error) -> BuildError {
+    move |source| BuildError::Io { doing: doing(), source }
 }
 
 impl BuildError {
@@ -131,7 +151,9 @@ impl BuildCache {
     /// compile (with the compiler's first 40 lines of diagnostics), the
     /// compiler timed out, or the cache cannot be written.
     pub async fn build(&self, source: &Path, name: &str, recipe: &BuildRecipe) -> Result<Subject, BuildError> {
-        let text = tokio::fs::read(source).await?;
+        let text = tokio::fs::read(source)
+            .await
+            .map_err(io(|| format!("reading {}", source.display())))?;
         let file_name = source
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
@@ -168,10 +190,14 @@ impl BuildCache {
         if entry.join("prog").is_file() && entry.join(&file_name).is_file() {
             return Ok(subject(&entry));
         }
-        tokio::fs::create_dir_all(&self.dir).await?;
+        tokio::fs::create_dir_all(&self.dir)
+            .await
+            .map_err(io(|| format!("creating the build cache {}", self.dir.display())))?;
         let tmp = self.dir.join(format!(".tmp-{key}-{}", std::process::id()));
         let _ = tokio::fs::remove_dir_all(&tmp).await;
-        tokio::fs::create_dir_all(&tmp).await?;
+        tokio::fs::create_dir_all(&tmp)
+            .await
+            .map_err(io(|| format!("creating the build directory {}", tmp.display())))?;
         let result = self.compile(&tmp, &entry, &file_name, &text, &compiler, recipe).await;
         match result {
             Ok(()) => {
@@ -202,7 +228,9 @@ impl BuildCache {
         recipe: &BuildRecipe,
     ) -> Result<(), BuildError> {
         let src = dir.join(file_name);
-        tokio::fs::write(&src, text).await?;
+        tokio::fs::write(&src, text)
+            .await
+            .map_err(io(|| format!("writing {}", src.display())))?;
         let mut cmd = Command::new(compiler);
         cmd.current_dir(dir)
             .args(&recipe.flags)
@@ -211,15 +239,27 @@ impl BuildCache {
             .arg("prog")
             .arg(file_name)
             .arg("-lm");
-        let done = process::run(cmd, COMPILE_TIMEOUT, Sandbox::default()).await?;
+        let done = process::run(cmd, COMPILE_TIMEOUT, Sandbox::default())
+            .await
+            .map_err(io(|| format!("running {} in {}", compiler.display(), dir.display())))?;
         if done.timed_out {
             return Err(BuildError::Timeout(COMPILE_TIMEOUT));
         }
-        tokio::fs::write(dir.join("build.log"), &done.stderr).await?;
+        tokio::fs::write(dir.join("build.log"), &done.stderr)
+            .await
+            .map_err(io(|| format!("writing {}", dir.join("build.log").display())))?;
         if done.code != Some(0) || !dir.join("prog").is_file() {
             // The lines that say what failed: a compiler's diagnostics can be
             // buried under pages of other output (Clang's opt-bisect log).
-            let errors: Vec<&str> = done.stderr.lines().filter(|l| l.contains("error")).take(40).collect();
+            // A linker's error is on the line before its summary
+            // (`undefined reference to `main'` before `ld returned 1 exit
+            // status`): its lines are kept too.
+            let errors: Vec<&str> = done
+                .stderr
+                .lines()
+                .filter(|l| l.contains("error") || l.contains("undefined reference") || l.contains("ld: "))
+                .take(40)
+                .collect();
             let stderr = if errors.is_empty() {
                 let all: Vec<&str> = done.stderr.lines().collect();
                 all[all.len().saturating_sub(40)..].join("\n")
@@ -397,6 +437,66 @@ mod tests {
         }
         assert!(BuildRecipe::parse("  ").is_err());
         assert_eq!(BuildRecipe::parse("clang -O1 -g").unwrap().to_string(), "clang -O1 -g");
+    }
+
+    #[tokio::test]
+    async fn an_empty_file_keeps_the_linker_s_reason() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("empty.c");
+        std::fs::write(&src, "").unwrap();
+        let cache = BuildCache::new(d.path().join("cache"));
+        match cache.build(&src, "empty.c", &BuildRecipe::default()).await {
+            Err(BuildError::CompileFailed { stderr }) => {
+                assert!(stderr.contains("undefined reference to `main'"), "{stderr}");
+                assert!(stderr.contains("ld returned 1 exit status"), "{stderr}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn latin1_compiles_and_a_binary_named_c_is_a_compile_failure() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = BuildCache::new(d.path().join("cache"));
+        // "café" in Latin-1: 0xE9 is not UTF-8; gcc takes it.
+        let latin1 = d.path().join("latin1.c");
+        let mut text =
+            b"/* caf\xe9 */\nint main(void) { const char *s = \"caf\xe9\"; return s[3] == '\\xe9' ? 0 : 1; }\n"
+                .to_vec();
+        text.push(b'\n');
+        std::fs::write(&latin1, &text).unwrap();
+        assert!(std::str::from_utf8(&text).is_err());
+        let subject = cache.build(&latin1, "latin1.c", &BuildRecipe::default()).await.unwrap();
+        let ran = std::process::Command::new(subject.binary.unwrap()).status().unwrap();
+        assert!(ran.success());
+        let binary = d.path().join("true.c");
+        std::fs::copy("/bin/true", &binary).unwrap();
+        match cache.build(&binary, "true.c", &BuildRecipe::default()).await {
+            Err(BuildError::CompileFailed { stderr }) => assert!(!stderr.is_empty()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_build_environment_failure_names_the_operation_and_path() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("ok.c");
+        std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        // The cache root is a regular file: nothing can be created under it.
+        let cache = BuildCache::new(d.path().join("cache"));
+        std::fs::remove_dir(cache.dir()).unwrap();
+        std::fs::write(cache.dir(), "not a directory").unwrap();
+        let e = cache.build(&src, "ok.c", &BuildRecipe::default()).await.unwrap_err();
+        assert!(e.is_environment(), "{e}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("build environment: creating the build cache "), "{msg}");
+        assert!(msg.contains(&cache.dir().display().to_string()), "{msg}");
+        let missing = cache
+            .build(&d.path().join("gone.c"), "gone.c", &BuildRecipe::default())
+            .await
+            .unwrap_err();
+        assert!(missing.to_string().contains("reading "), "{missing}");
+        assert!(missing.to_string().contains("gone.c"), "{missing}");
     }
 
     #[test]

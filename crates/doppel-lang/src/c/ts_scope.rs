@@ -1455,13 +1455,48 @@ int t(Row r, int fn(int), const int cv[const 4], size_t n) {
     const C_TESTSUITE_KNOWN: [&str; 6] = ["00137.c", "00162.c", "00182.c", "00202.c", "00204.c", "00210.c"];
 
     #[tokio::test]
+    async fn the_bundled_corpus_agrees_with_clang_on_every_line_but_macro_sized_arrays() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/c");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        files.sort();
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, mut with_variables, mut differ) = (0, 0, Vec::new());
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let (c, t) = both(&dir.path().join(&name), &text, &[])
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let a = compare(&text, &c, &t);
+            lines += a.lines;
+            with_variables += a.with_variables;
+            // matrix.c sizes its arrays with a macro (`int a[N][N]`), which
+            // tree-sitter-c does not expand: the arrays are `other` there.
+            if name == "matrix.c" {
+                assert!(!a.differ.is_empty(), "matrix.c agrees now: drop the exception");
+                continue;
+            }
+            differ.extend(a.differ.into_iter().map(|d| (name.clone(), d)));
+        }
+        eprintln!("{} files, {lines} lines ({with_variables} with variables)", files.len());
+        assert!(
+            files.len() >= 25 && with_variables > 400,
+            "{} files, {with_variables}",
+            files.len()
+        );
+        assert!(differ.is_empty(), "{differ:#?}");
+    }
+
+    #[tokio::test]
+    #[ignore = "needs ../shared"]
     async fn c_testsuite_agrees_with_clang_on_nearly_every_line() {
         // The corpus is not part of the project (../shared).
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/c/c-testsuite");
-        let Ok(entries) = std::fs::read_dir(&corpus) else {
-            eprintln!("{} missing; skipped", corpus.display());
-            return;
-        };
+        let entries = std::fs::read_dir(&corpus).unwrap_or_else(|e| panic!("{}: {e}", corpus.display()));
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "c"))

@@ -1,0 +1,39 @@
+//! V8 11 in node 20 (`vm` contexts): a long-lived node worker, a new context
+//! per script, the timeout enforced by `vm`. Its global object is not
+//! spec-conformant (a global `var` is configurable, global key order differs;
+//! notes §5.2), so global-state assertions on this engine are not verdicts.
+
+use super::{hosted, on_path, worker_file};
+use crate::hosted::Launch;
+use crate::registry::EngineEntry;
+use crate::worker::WorkerCommand;
+use crate::{Engine, EngineError, EnginesConfig, Family};
+
+/// The registry entry.
+pub fn entry() -> EngineEntry {
+    EngineEntry {
+        name: "v8-node",
+        family: Family::V8,
+        about: "V8 11 in node 20 `vm` contexts (global object not conformant), Debian nodejs",
+        probe,
+        create,
+    }
+}
+
+fn probe(_cfg: &EnginesConfig) -> Result<String, EngineError> {
+    let node = on_path("node", "nodejs")?;
+    let out = std::process::Command::new(node)
+        .args(["-p", "`node ${process.version} V8 ${process.versions.v8}`"])
+        .output()
+        .map_err(|e| EngineError::NotInstalled(format!("node does not run: {e}")))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
+    let version = probe(cfg)?;
+    let node = on_path("node", "nodejs")?;
+    let mut cmd = WorkerCommand::new(node, &[&worker_file(cfg, "node-vm.js")]);
+    cmd.own_timeout = true;
+    let mode = "worker: vm.createContext() per script";
+    Ok(hosted(cfg, "v8-node", Family::V8, version, mode, Launch::Worker(cmd)))
+}

@@ -1,0 +1,164 @@
+//! Engines without a usable fresh-realm API run one process per script
+//! (Hermes, Duktape, njs, mujs, Rhino): the script is written to a temporary
+//! file, the shell runs it, and the engine's host file reads the exit status
+//! and output into an [`Outcome`].
+
+use crate::outcome::{Outcome, RunOptions, RunResult, cap_output};
+use doppel_core::process::{Sandbox, piped, spawn};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::time::Instant;
+use tokio::io::AsyncReadExt;
+
+/// What a finished shell left behind.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// Exit code, if it exited normally.
+    pub code: Option<i32>,
+    /// The signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// Its stdout (cut at the output cap).
+    pub stdout: String,
+    /// Its stderr (cut at the output cap).
+    pub stderr: String,
+}
+
+/// Turns a finished shell run into an outcome and the script's printed
+/// output (the engine's own error report removed).
+pub type Classify = fn(&Finished) -> (Outcome, String);
+
+/// How to run one script in a fresh process.
+#[derive(Debug, Clone)]
+pub struct OneShotCommand {
+    /// The shell executable.
+    pub program: PathBuf,
+    /// Arguments before the script path.
+    pub args: Vec<String>,
+    /// Arguments after the script path.
+    pub args_after: Vec<String>,
+    /// Reads the result.
+    pub classify: Classify,
+}
+
+/// Runs `source` once with `cmd`, killing the process tree at the timeout.
+pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunResult {
+    let started = Instant::now();
+    let done = |outcome: Outcome, output: String, cut: bool| {
+        let (output, output_cut) = cap_output(output, opts.output_cap, cut);
+        RunResult {
+            outcome,
+            output,
+            output_cut,
+            millis: started.elapsed().as_millis() as u64,
+        }
+    };
+    let dir = match tempfile::Builder::new().prefix("doppel-engine-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return done(
+                Outcome::HostError {
+                    reason: format!("temp dir: {e}"),
+                },
+                String::new(),
+                false,
+            );
+        }
+    };
+    let file = dir.path().join("test.js");
+    if let Err(e) = std::fs::write(&file, source) {
+        return done(
+            Outcome::HostError {
+                reason: format!("writing the script: {e}"),
+            },
+            String::new(),
+            false,
+        );
+    }
+    let mut command = piped(&cmd.program.to_string_lossy());
+    command.args(&cmd.args).arg(&file).args(&cmd.args_after);
+    command.stdin(std::process::Stdio::null());
+    let mut guard = match spawn(command, Sandbox::default()) {
+        Ok(g) => g,
+        Err(e) => {
+            let reason = format!("cannot start {}: {e}", cmd.program.display());
+            return done(Outcome::HostError { reason }, String::new(), false);
+        }
+    };
+    let child = guard.child_mut();
+    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+        return done(
+            Outcome::HostError {
+                reason: "no pipes".into(),
+            },
+            String::new(),
+            false,
+        );
+    };
+    let cap = opts.output_cap;
+    let read_out = tokio::spawn(read_capped(out, cap));
+    let read_err = tokio::spawn(read_capped(err, cap));
+    let status = guard.wait_timeout(opts.timeout).await;
+    let Some(status) = status else {
+        guard.kill_tree();
+        read_out.abort();
+        read_err.abort();
+        return done(Outcome::Timeout, String::new(), false);
+    };
+    // The shell is gone; its pipes close unless a grandchild holds them.
+    guard.kill_tree();
+    let (stdout, out_cut) = read_out.await.unwrap_or_default();
+    let (stderr, _) = read_err.await.unwrap_or_default();
+    let fin = Finished {
+        code: status.code(),
+        signal: status.signal(),
+        stdout,
+        stderr,
+    };
+    if let Some(signal) = fin.signal {
+        return done(Outcome::Crash { signal }, fin.stdout, out_cut);
+    }
+    let (outcome, output) = (cmd.classify)(&fin);
+    done(outcome, output, out_cut)
+}
+
+/// Reads a pipe to its end, keeping at most `cap` bytes (the rest is drained
+/// and dropped, so a flooding shell never blocks). Returns the text and whether it was cut.
+async fn read_capped<R: tokio::io::AsyncRead + Unpin>(mut r: R, cap: usize) -> (String, bool) {
+    let mut kept = Vec::new();
+    let mut cut = false;
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let room = cap.saturating_sub(kept.len());
+        if n > room {
+            cut = true;
+        }
+        kept.extend_from_slice(&buf[..n.min(room)]);
+    }
+    (String::from_utf8_lossy(&kept).into_owned(), cut)
+}
+
+/// Splits an engine's `Name: message` error text into an exception outcome.
+pub fn exception_from_text(text: &str) -> Outcome {
+    let text = text.trim();
+    match text.split_once(':') {
+        Some((name, msg)) if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') => {
+            Outcome::Exception {
+                constructor: Some(name.to_string()),
+                message: Some(msg.trim().to_string()),
+            }
+        }
+        _ if !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') => {
+            Outcome::Exception {
+                constructor: Some(text.to_string()),
+                message: None,
+            }
+        }
+        _ => Outcome::Exception {
+            constructor: None,
+            message: Some(text.to_string()),
+        },
+    }
+}

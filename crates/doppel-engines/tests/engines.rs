@@ -1,0 +1,190 @@
+//! Every registered engine on scripts with known outcomes. The engines are
+//! installed by scripts/test (Debian packages in scripts/deps/apt.txt, npm and
+//! PyPI ones by scripts/deps/setup-engines.sh); a missing engine fails its test.
+
+use doppel_engines::{Engine, EnginesConfig, Outcome, RunOptions, Script, registry};
+use std::time::Duration;
+
+/// How an engine's host reports what it cannot see.
+#[derive(Clone, Copy)]
+struct Quirks {
+    /// The constructor reported for `throw new MyErr()` (`class MyErr extends Error`).
+    custom: Option<&'static str>,
+    /// The constructor reported for `throw 42`.
+    number: Option<&'static str>,
+    /// The constructor reported for `throw null`.
+    null: Option<&'static str>,
+    /// Whether the engine has ES2015 classes and `let` (else those scripts are gated).
+    es2015: bool,
+}
+
+const EXACT: Quirks = Quirks {
+    custom: Some("MyErr"),
+    number: Some("number"),
+    null: Some("null"),
+    es2015: true,
+};
+
+fn engine(name: &str) -> Box<dyn Engine> {
+    let cfg = EnginesConfig::default();
+    match registry::create(name, &cfg) {
+        Ok(e) => e,
+        Err(e) => panic!(
+            "engine {name} must be installed for this test: {e}; {}",
+            cfg.setup_hint()
+        ),
+    }
+}
+
+fn opts(ms: u64) -> RunOptions {
+    RunOptions {
+        timeout: Duration::from_millis(ms),
+        output_cap: 4096,
+    }
+}
+
+fn ctor(o: &Outcome) -> Option<&str> {
+    match o {
+        Outcome::Exception { constructor, .. } => constructor.as_deref(),
+        other => panic!("expected an exception, got {other:?}"),
+    }
+}
+
+async fn check(name: &str, q: Quirks) {
+    let mut e = engine(name);
+    let o = opts(10_000);
+
+    // Normal completion with output, non-ASCII intact both ways.
+    let r = e
+        .run(
+            &Script::new("var x = 'h\\u00e9'; print(x, 1 + 1); print('\u{1F600}');"),
+            &o,
+        )
+        .await;
+    assert_eq!(r.outcome, Outcome::Normal, "{name}: {r:?}");
+    assert_eq!(r.output, "hé 2\n\u{1F600}\n", "{name}");
+
+    // Built-in error from the engine.
+    let r = e.run(&Script::new("var o = null; o.x;"), &o).await;
+    assert_eq!(ctor(&r.outcome), Some("TypeError"), "{name}: {r:?}");
+
+    // Custom error class (gated on `class` where the engine lacks it).
+    let custom = Script {
+        source: "class MyErr extends Error {}\nthrow new MyErr('boom');".into(),
+        features: vec!["class".into()],
+    };
+    let r = e.run(&custom, &o).await;
+    if q.es2015 {
+        assert_eq!(ctor(&r.outcome), q.custom, "{name}: {r:?}");
+        assert!(
+            matches!(&r.outcome, Outcome::Exception { message: Some(m), .. } if m.contains("boom")),
+            "{name}: {r:?}"
+        );
+    } else {
+        assert_eq!(
+            r.outcome,
+            Outcome::Unsupported {
+                features: vec!["class".into()]
+            },
+            "{name}"
+        );
+    }
+    // ES5 custom error through a prototype chain: every engine.
+    let r = e
+        .run(
+            &Script::new("function E5(m){ this.message = m; }\nE5.prototype = new Error();\nE5.prototype.constructor = E5;\nthrow new E5('five');"),
+            &o,
+        )
+        .await;
+    assert!(matches!(r.outcome, Outcome::Exception { .. }), "{name}: {r:?}");
+
+    // Primitive throws.
+    let r = e.run(&Script::new("throw 42;"), &o).await;
+    assert_eq!(ctor(&r.outcome), q.number, "{name}: {r:?}");
+    let r = e.run(&Script::new("throw null;"), &o).await;
+    assert_eq!(ctor(&r.outcome), q.null, "{name}: {r:?}");
+
+    // An early error.
+    let dup = Script {
+        source: "let a; let a;".into(),
+        features: vec!["let".into()],
+    };
+    let r = e.run(&dup, &o).await;
+    if q.es2015 {
+        assert_eq!(ctor(&r.outcome), Some("SyntaxError"), "{name}: {r:?}");
+    } else {
+        assert!(matches!(r.outcome, Outcome::Unsupported { .. }), "{name}: {r:?}");
+    }
+
+    // Deep recursion: the engine's own limit (engine262: node's), never a crash or host error.
+    let deep = Script::new("function f(n) { return f(n + 1) + 1; }\nf(0);");
+    let r = e.run(&deep, &opts(60_000)).await;
+    assert!(
+        matches!(r.outcome, Outcome::Exception { .. } | Outcome::HostStackOverflow),
+        "{name}: {r:?}"
+    );
+
+    // An infinite loop times out, and the engine works afterwards.
+    let r = e.run(&Script::new("for (;;) {}"), &opts(1000)).await;
+    assert_eq!(r.outcome, Outcome::Timeout, "{name}: {r:?}");
+    let r = e.run(&Script::new("print('again');"), &o).await;
+    assert_eq!((r.outcome, r.output.as_str()), (Outcome::Normal, "again\n"), "{name}");
+
+    // A fresh realm per script: globals do not leak.
+    e.run(&Script::new("var leaked = 1;"), &o).await;
+    let r = e.run(&Script::new("print(typeof leaked);"), &o).await;
+    assert_eq!(r.output, "undefined\n", "{name}");
+
+    // Printing floods are cut at the cap and marked.
+    let r = e
+        .run(
+            &Script::new("for (var i = 0; i < 100000; i++) print('flood line');"),
+            &o,
+        )
+        .await;
+    assert!(
+        r.output_cut && r.output.len() <= 4096 + 64,
+        "{name}: cut {} len {}",
+        r.output_cut,
+        r.output.len()
+    );
+
+    // The feature probe completes and is cached.
+    let f = e.features().await.unwrap_or_else(|err| panic!("{name}: {err}"));
+    assert_eq!(f.supported.len(), doppel_engines::features::PROBES.len());
+    assert_eq!(
+        f.supported.get("class") == Some(&true),
+        q.es2015,
+        "{name}: {}",
+        f.summary()
+    );
+    e.shutdown().await;
+}
+
+#[tokio::test]
+async fn v8_node() {
+    check("v8-node", EXACT).await;
+}
+
+#[tokio::test]
+async fn jsc() {
+    check("jsc", EXACT).await;
+}
+
+#[tokio::test]
+async fn sm102() {
+    check("sm102", EXACT).await;
+}
+
+#[test]
+fn every_registered_engine_has_a_test_here() {
+    let me = include_str!("engines.rs");
+    for e in registry::all() {
+        assert!(me.contains(&format!("check(\"{}\"", e.name)), "no test runs {}", e.name);
+    }
+}
+
+#[tokio::test]
+async fn engine262() {
+    check("engine262", EXACT).await;
+}

@@ -1,0 +1,156 @@
+// doppel-engines worker for engine262, the executable specification ("+1"):
+// one node process, a fresh Agent and ManagedRealm (with test262's print and
+// $262) per program, a deterministic node-count budget as the timeout (plus
+// the wall clock), node's own stack overflow reported as `stack-overflow`.
+//
+// With --coverage CATALOGUE.json: V8 precise coverage (node:inspector, started
+// before engine262 is imported so its functions get block counters) of
+// engine262's own bundle, per program, mapped to the catalogue of spec
+// algorithms and steps (engine262-catalogue.mjs; built once and cached in
+// CATALOGUE.json). The response then has
+// "coverage": {"algorithms": [index...], "steps": [index...]}.
+//
+// Environment: DOPPEL_ENGINES_DIR (npm/node_modules holds engine262 and acorn).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Session } from 'node:inspector/promises';
+
+const require = createRequire(import.meta.url);
+const { serve, printer } = require('./node-lines.js');
+
+const modules = path.join(process.env.DOPPEL_ENGINES_DIR || '.engines', 'npm', 'node_modules');
+const pkgDir = path.join(modules, '@engine262', 'engine262');
+const covIndex = process.argv.indexOf('--coverage');
+const cataloguePath = covIndex >= 0 ? process.argv[covIndex + 1] : null;
+// Evaluate() calls per program before it counts as a timeout (about 1.4 s at
+// 2e6 on this machine kind; deterministic, unlike the wall clock).
+const budgetIndex = process.argv.indexOf('--budget');
+const BUDGET = budgetIndex >= 0 ? Number(process.argv[budgetIndex + 1]) : 2e6;
+
+let session = null;
+if (cataloguePath) {
+  session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
+}
+const bundle = path.join(pkgDir, 'lib', 'engine262.mjs');
+const e262 = await import(pathToFileURL(bundle).href);
+const { Agent, ManagedRealm, setSurroundingAgent, createTest262Intrinsics, ThrowCompletion, Value,
+  CreateNonEnumerableDataPropertyOrThrow } = e262;
+const version = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
+
+let catalogue = null;
+if (cataloguePath) {
+  try {
+    catalogue = JSON.parse(fs.readFileSync(cataloguePath, 'utf8'));
+    if (catalogue.engine262 !== version) catalogue = null;
+  } catch (e) { catalogue = null; }
+  if (!catalogue) {
+    const { buildCatalogue } = await import('./engine262-catalogue.mjs');
+    catalogue = { engine262: version, edition: 'ES2025', ...buildCatalogue(pkgDir, path.join(modules, 'acorn')) };
+    fs.mkdirSync(path.dirname(cataloguePath), { recursive: true });
+    const tmp = `${cataloguePath}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(catalogue));
+    fs.renameSync(tmp, cataloguePath);
+  }
+}
+const fnIndex = catalogue ? new Map(catalogue.fnEnds.map(([end, idx]) => [end, idx])) : null;
+
+class Budget extends Error {}
+
+// The covered algorithms and steps of one precise-coverage take.
+function covered(result) {
+  const script = result.result.find((s) => s.url.endsWith('/lib/engine262.mjs'));
+  const algorithms = new Set();
+  const steps = [];
+  if (!script) return { algorithms: [], steps: [] };
+  const ranges = [];
+  for (const f of script.functions) {
+    const r0 = f.ranges[0];
+    if (r0.count > 0) {
+      const a = fnIndex.get(r0.endOffset);
+      if (a !== undefined) algorithms.add(a);
+    }
+    for (const r of f.ranges) ranges.push(r);
+  }
+  ranges.sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
+  // Sweep: the innermost range around each anchor gives its count (V8 omits a
+  // nested range whose count equals its parent's).
+  const stack = [];
+  let j = 0;
+  for (const [offset, step, fnStart] of catalogue.anchors) {
+    while (j < ranges.length && ranges[j].startOffset <= offset) {
+      const r = ranges[j++];
+      while (stack.length && stack[stack.length - 1].endOffset <= r.startOffset) stack.pop();
+      stack.push(r);
+    }
+    while (stack.length && stack[stack.length - 1].endOffset <= offset) stack.pop();
+    const top = stack[stack.length - 1];
+    if (top && top.count > 0 && top.startOffset >= fnStart) steps.push(step);
+  }
+  return { algorithms: [...algorithms].sort((a, b) => a - b), steps };
+}
+
+const EXTRACT = `(function (e) {
+  var t = e === null ? "null" : typeof e;
+  if (t !== "object" && t !== "function") return JSON.stringify({ ctor: t, message: t === "symbol" ? "" : String(e) });
+  var c = null, m = null;
+  try { var k = e.constructor; if (k !== undefined && k !== null && typeof k.name === "string") c = k.name; } catch (x) {}
+  try { if (e.message !== undefined) m = String(e.message); } catch (x) {}
+  return JSON.stringify({ ctor: c, message: m });
+})(globalThis.__doppelThrown)`;
+
+function isHostStackOverflow(e) {
+  return e instanceof RangeError && /call stack/i.test(String(e.message));
+}
+
+serve(`engine262 ${version}`, async (req) => {
+  const p = printer(req.output_cap, String);
+  let nodes = 0;
+  const deadline = Date.now() + req.timeout_ms;
+  let checking = true;
+  const agent = new Agent({
+    onNodeEvaluation() {
+      nodes += 1;
+      if (checking && (nodes > BUDGET || ((nodes & 0xfff) === 0 && Date.now() > deadline))) throw new Budget();
+    },
+  });
+  setSurroundingAgent(agent);
+  const realm = new ManagedRealm({});
+  createTest262Intrinsics(realm, true, (...args) => p.print(...args));
+  if (session) await session.post('Profiler.takePreciseCoverage');
+  let res;
+  let completion = null;
+  try {
+    completion = realm.evaluateScriptSkipDebugger(req.src);
+    agent.eventLoop.runOnce();
+  } catch (e) {
+    if (e instanceof Budget) res = { status: 'timeout' };
+    else if (isHostStackOverflow(e)) res = { status: 'stack-overflow' };
+    else res = { status: 'host-error', reason: `engine262 failed: ${String(e && e.stack || e).slice(0, 2000)}` };
+  }
+  let coverage;
+  if (session) coverage = covered(await session.post('Profiler.takePreciseCoverage'));
+  if (!res) {
+    if (completion instanceof ThrowCompletion || (completion && completion.Type === 'throw')) {
+      res = { status: 'throw', ctor: null, message: null };
+      try {
+        nodes = 0;
+        const pop = realm.pushTopContext();
+        CreateNonEnumerableDataPropertyOrThrow(realm.GlobalObject, Value('__doppelThrown'), completion.Value);
+        pop?.();
+        const d = realm.evaluateScriptSkipDebugger(EXTRACT);
+        if (!(d instanceof ThrowCompletion)) Object.assign(res, JSON.parse(d.Value.stringValue()));
+      } catch (e) {
+        // The thrown value could not be described (a getter looping past the budget): kept as unknown.
+      }
+    } else {
+      res = { status: 'normal' };
+    }
+  }
+  checking = false;
+  return { ...res, stdout: p.out, stdout_cut: p.cut, ...(coverage ? { coverage } : {}) };
+});

@@ -1,0 +1,27 @@
+//! Regression root-causing (issue 16; Qi, Roychoudhury, Liang and Vaswani,
+//! "Darwin: An Approach for Debugging Evolving Programs", ESEC/FSE 2009 /
+//! TOSEM): given a reference program P, a modified program P' and a test t
+//! on which they disagree, which lines of P' (and P) are to blame.
+//!
+//! This crate holds the library core of the technique, independent of the
+//! campaign runner:
+//!
+//! - [`truth`]: the ground truth of a pair (the fix's changed lines).
+//! - [`report`]: ranked line reports and their measures (faulty line in
+//!   the report, rank of the first faulty line, report size).
+//! - [`baselines`]: the textual diff, the branch lines the failing test
+//!   executes in P', SBFL (doppel-sbfl's formulas) over gcov line and
+//!   branch spectra.
+//! - [`case`]: one case from build to named outcome.
+//! - [`summary`]: a corpus run's table per technique and defect class.
+//!
+//! Darwin proper (path-condition deviations on the concolic engine) is not
+//! here yet: cases end as [`case::Outcome::BaselinesOnly`].
+
+#![deny(missing_docs)]
+
+pub mod baselines;
+pub mod case;
+pub mod report;
+pub mod summary;
+pub mod truth;
