@@ -203,9 +203,6 @@ impl Job for DiffJob<'_> {
     }
 
     async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
-        if let Some(e) = &item.input.environment_error {
-            return Err(ItemError::Environment(format!("preparing {}: {e}", item.subject)));
-        }
         let record = run_one(self.spec, &item.input, item.seed, &mut self.debuggers).await;
         sink.store(record).await;
         Ok(())

@@ -28,13 +28,9 @@ pub struct Prepared {
     /// Node type for "no line" (the translation unit).
     pub root_node: String,
     /// Why the subject cannot be run (compile error), if so: an outcome of
-    /// the subject, recorded as such.
+    /// the subject, recorded as such. (A failure of the environment, such
+    /// as an unwritable cache, is an error of preparation instead.)
     pub error: Option<String>,
-    /// Why the subject could not be prepared for a reason of the
-    /// environment (the cache cannot be written, the disk is full, the
-    /// compiler is missing), if so: not an outcome of the subject, so its
-    /// items are errors of the campaign and nothing is stored.
-    pub environment_error: Option<String>,
 }
 
 impl Prepared {
@@ -156,7 +152,9 @@ pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Selection) -> anyhow::
 
 /// Prepares one JavaScript subject (or records why it cannot be one).
 ///
-/// Errors: the source file cannot be read.
+/// Errors: the source file cannot be read, or the JavaScript cache cannot
+/// be written ([`crate::js::JsSubjectError::is_environment`]: not the
+/// file's outcome).
 pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Result<Prepared> {
     // Not UTF-8 is the subject's outcome (`JsCache::prepare` says so), not
     // an abort of the campaign: the text is read lossily for the line types.
@@ -164,18 +162,12 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
     let syntax = JsSyntax::parse(&source_text);
     let node_types = (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect();
     let root_node = syntax.ast_node_type(0);
-    let (subject, error, environment_error) = match cache.prepare(file, name) {
-        Ok(subject) => (subject, None, None),
-        Err(e) if e.is_environment() => (
-            unprepared_js(file, name, &syntax, &source_text),
-            None,
-            Some(e.to_string()),
-        ),
-        Err(e) => (
-            unprepared_js(file, name, &syntax, &source_text),
-            Some(e.to_string()),
-            None,
-        ),
+    let (subject, error) = match cache.prepare(file, name) {
+        Ok(subject) => (subject, None),
+        Err(e) if e.is_environment() => {
+            return Err(anyhow::Error::new(e).context(format!("preparing {}", file.display())));
+        }
+        Err(e) => (unprepared_js(file, name, &syntax, &source_text), Some(e.to_string())),
     };
     Ok(Prepared {
         subject,
@@ -183,7 +175,6 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
         node_types,
         root_node,
         error,
-        environment_error,
     })
 }
 
@@ -292,7 +283,7 @@ fn read_lossy(file: &Path) -> anyhow::Result<String> {
 /// Builds one subject (or records why it cannot be built).
 ///
 /// Errors: the source file cannot be read, or the build environment failed
-/// ([`doppel_lang::c::BuildError::is_environment`]: an unwritable cache is
+/// ([`crate::c::BuildError::is_environment`]: an unwritable cache is
 /// not the program's outcome).
 pub async fn prepare_one(
     cache: &BuildCache,
@@ -312,7 +303,6 @@ pub async fn prepare_one(
             node_types,
             root_node,
             error: None,
-            environment_error: None,
         }),
         Err(e) if e.is_environment() => Err(anyhow::Error::new(e).context(format!("building {}", file.display()))),
         Err(e) => {
@@ -329,18 +319,12 @@ pub async fn prepare_one(
                 hash,
                 build: recipe.to_string(),
             };
-            let (error, environment_error) = if e.is_environment() {
-                (None, Some(format!("{e}")))
-            } else {
-                (Some(format!("{e}")), None)
-            };
             Ok(Prepared {
                 subject,
                 source_text,
                 node_types,
                 root_node,
-                error,
-                environment_error,
+                error: Some(format!("{e}")),
             })
         }
     }

@@ -177,9 +177,6 @@ impl Job for MetaJob<'_> {
     type Input = Arc<Prepared>;
 
     async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
-        if let Some(e) = &item.input.environment_error {
-            return Err(ItemError::Environment(format!("preparing {}: {e}", item.subject)));
-        }
         run_sequence(
             self.spec,
             &item.input,

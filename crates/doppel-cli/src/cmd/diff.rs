@@ -218,10 +218,9 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     let first = a.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel diff: {} programs ({} cannot run: they do not compile or parse{}), {} seeds each, debuggers {}, {} job(s){}, store {db}",
+        "doppel diff: {} programs ({} cannot run: they do not compile or parse), {} seeds each, debuggers {}, {} job(s){}, store {db}",
         prepared.len(),
         failed_builds,
-        environment_note(&prepared),
         seeds.len(),
         spec.debuggers.join(","),
         spec.jobs,
@@ -250,34 +249,4 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         eprintln!("report: {}", index.display());
     }
     Ok(super::campaign::finish(&stats, "runs"))
-}
-
-/// `; N more could not be prepared for a reason of the environment: ...`
-/// (the first cause), or nothing.
-pub fn environment_note(prepared: &[std::sync::Arc<subjects::Prepared>]) -> String {
-    let failed: Vec<&str> = prepared.iter().filter_map(|p| p.environment_error.as_deref()).collect();
-    match failed.first() {
-        None => String::new(),
-        Some(first) => format!(
-            "; {} could not be prepared for a reason of the environment, e.g. {}",
-            failed.len(),
-            first.lines().next().unwrap_or("")
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_debugger_path_for_an_unknown_debugger_is_an_error() {
-        let s = Settings::default();
-        let e = executables_with(&s, &["lldbb=/usr/bin/lldb-dap-22".into()]).unwrap_err();
-        let msg = format!("{e:#}");
-        assert!(msg.contains("--debugger-path lldbb=/usr/bin/lldb-dap-22"), "{msg}");
-        assert!(msg.contains("unknown debugger 'lldbb'"), "{msg}");
-        let ok = executables_with(&s, &["lldb=/usr/bin/lldb-dap-22".into()]).unwrap();
-        assert_eq!(ok["lldb"], "/usr/bin/lldb-dap-22");
-    }
 }

@@ -105,10 +105,9 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     let first = a.run.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel meta: {} programs ({} cannot run{}), {} seeds each, debugger {}, up to {} rounds, {} job(s){}, store {db}{}",
+        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s){}, store {db}{}",
         prepared.len(),
         prepared.iter().filter(|p| p.error.is_some()).count(),
-        diff::environment_note(&prepared),
         seeds.len(),
         spec.debugger,
         spec.meta.rounds,

@@ -84,7 +84,6 @@ fn js_prepared_of(r: &RunRecord, text: &str, db: &str) -> anyhow::Result<Prepare
         node_types: (1..=syntax.line_count()).map(|l| syntax.ast_node_type(l)).collect(),
         root_node: syntax.ast_node_type(0),
         error: None,
-        environment_error: None,
     })
 }
 
@@ -108,9 +107,6 @@ pub async fn run(a: ReplayArgs, db: &str) -> anyhow::Result<ExitCode> {
     }
     let spec = spec_of(&r)?;
     let p = prepared_of(&r, db).await?;
-    if let Some(e) = &p.environment_error {
-        anyhow::bail!("cannot rebuild run {}'s subject: {e}", a.run);
-    }
     let mut dbg = campaign::create_debuggers(&spec)?;
     let mut reproduced = 0;
     for i in 0..a.times.max(1) {

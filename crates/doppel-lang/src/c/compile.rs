@@ -79,10 +79,18 @@ pub enum BuildError {
 }
 
 impl BuildError {
-    /// Whether the failure is the build environment's (see [`BuildError::Io`])
-    /// rather than the program's or the compiler's.
+    /// Whether the failure is the build environment's rather than the
+    /// program's or the compiler's: [`BuildError::Io`] (the cache cannot be
+    /// written, ...), or a compiler that could not write its output (a full
+    /// disk, a read-only or unwritable directory: [`ENVIRONMENT_MESSAGES`]).
+    /// Such a failure is an error of the campaign; a program that does not
+    /// compile (or makes the compiler hang) is an outcome of the subject.
     pub fn is_environment(&self) -> bool {
-        matches!(self, BuildError::Io { .. })
+        match self {
+            BuildError::Io { .. } => true,
+            BuildError::CompileFailed { stderr } => ENVIRONMENT_MESSAGES.iter().any(|m| stderr.contains(m)),
+            BuildError::CompilerMissing { .. } | BuildError::Timeout(_) => false,
+        }
     }
 }
 
@@ -91,25 +99,9 @@ fn io(doing: impl FnOnce() -> String) -> impl FnOnce(std::io::Error) -> BuildErr
     move |source| BuildError::Io { doing: doing(), source }
 }
 
-impl BuildError {
-    /// Whether the failure is the environment's, not the program's: the
-    /// compiler is missing, the cache cannot be written (I/O), or the
-    /// compiler could not write its output (a full disk, a read-only or
-    /// unwritable directory). Such a failure is an error of the campaign;
-    /// a program that does not compile (or makes the compiler hang) is an
-    /// outcome of the subject.
-    pub fn is_environment(&self) -> bool {
-        match self {
-            BuildError::CompilerMissing { .. } | BuildError::Io(_) => true,
-            BuildError::CompileFailed { stderr } => ENVIRONMENT_MESSAGES.iter().any(|m| stderr.contains(m)),
-            BuildError::Timeout(_) => false,
-        }
-    }
-}
-
 /// Messages (strerror texts) with which a compiler or linker reports that
 /// it could not write its output: the environment's failure.
-const ENVIRONMENT_MESSAGES: &[&str] = &[
+pub const ENVIRONMENT_MESSAGES: &[&str] = &[
     "No space left on device",
     "Disk quota exceeded",
     "Read-only file system",
