@@ -1,4 +1,5 @@
-//! Expressions as SMT-LIB2 text (SMT-LIB 2.6, logic QF_ABV): input bytes are
+//! Expressions as SMT-LIB2 text (SMT-LIB 2.6, QF_ABV terms; the scripts say
+//! `(set-logic ALL)` because z3 rejects `(as const ...)` arrays under QF_ABV): input bytes are
 //! `(declare-fun stdin_3 () (_ BitVec 8))`, every compound node is defined
 //! once as `(define-fun eN () S ...)` so shared sub-terms stay shared, and a
 //! read-only table is a store chain over a constant array, used directly
@@ -198,7 +199,7 @@ fn table_term(arena: &ExprArena, n: u32) -> String {
 /// logic, declarations, definitions, assertions, `(check-sat)`.
 pub fn script(arena: &ExprArena, exprs: &[ExprId]) -> String {
     let mut w = SmtWriter::new();
-    let mut out = String::from("(set-logic QF_ABV)\n");
+    let mut out = String::from("(set-logic ALL)\n");
     for &e in exprs {
         out.push_str(&w.assert(arena, e));
     }

@@ -123,7 +123,7 @@ impl Z3Process {
             lines: rx,
             grace: Duration::from_secs(2),
         };
-        z.send("(set-option :print-success false)\n(set-option :produce-models true)\n(set-logic QF_ABV)\n")?;
+        z.send("(set-option :print-success false)\n(set-option :produce-models true)\n(set-logic ALL)\n")?;
         Ok(z)
     }
 

@@ -220,7 +220,7 @@ impl Machine<'_> {
             if !self.put::<SYM>(ptrs + 4 * i as u64, &(at as u32).to_le_bytes()) {
                 return EFAULT;
             }
-            let src = (args && i > 0 && self.wasi.args_symbolic).then_some((InputSource::Arg(i as u32 - 1), 0));
+            let src = (args && i > 0 && self.wasi.args_symbolic).then(|| (InputSource::Arg(i as u32 - 1), 0));
             if !self.put_input::<SYM>(at, s, src) || !self.put::<SYM>(at + s.len() as u64, &[0]) {
                 return EFAULT;
             }

@@ -5,6 +5,7 @@
 //! layer boundaries and the services every technique shares.
 
 pub mod campaign;
+pub mod cgroup;
 pub mod model;
 pub mod partition;
 pub mod process;

@@ -112,6 +112,10 @@ pub struct Store {
     url: String,
     /// How long a write waits for an unreachable PostgreSQL (`retry.rs`).
     retry_deadline: std::time::Duration,
+    /// Set when an operation gave up on an unreachable PostgreSQL; until one
+    /// succeeds again, operations try once instead of waiting the deadline
+    /// each (a campaign that goes on would otherwise wait it per run).
+    gave_up: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// How long [`Store::open`] waits for the database's first answer.
@@ -212,6 +216,7 @@ impl Store {
             shown_url,
             url,
             retry_deadline: DEFAULT_RETRY_DEADLINE,
+            gave_up: Default::default(),
         };
         store.migrate().await?;
         Ok(store)
@@ -295,7 +300,9 @@ impl Store {
 
     /// This store with writes waiting up to `deadline` for an unreachable
     /// PostgreSQL (default [`DEFAULT_RETRY_DEADLINE`]) before they fail with
-    /// [`retry::StoreUnavailable`]. SQLite errors are never retried.
+    /// [`retry::StoreUnavailable`]. SQLite errors are never retried. After
+    /// one operation gave up, the next ones try once (and fail at once
+    /// while the server is still away) until one succeeds.
     pub fn with_retry_deadline(mut self, deadline: std::time::Duration) -> Store {
         self.retry_deadline = deadline;
         self
@@ -313,7 +320,19 @@ impl Store {
         }
         let probe_url = self.url.clone();
         let probe = || async move { probe(&probe_url, true).await.err().map(|e| format!("{e:#}")) };
-        retry::with_retry(&self.shown_url, doing, self.retry_deadline, probe, op).await
+        use std::sync::atomic::Ordering::Relaxed;
+        let deadline = if self.gave_up.load(Relaxed) {
+            std::time::Duration::ZERO
+        } else {
+            self.retry_deadline
+        };
+        let r = retry::with_retry(&self.shown_url, doing, deadline, probe, op).await;
+        match &r {
+            Ok(_) => self.gave_up.store(false, Relaxed),
+            Err(e) if e.is::<retry::StoreUnavailable>() => self.gave_up.store(true, Relaxed),
+            Err(_) => {}
+        }
+        r
     }
 
     /// [`Store::insert_run`] on one connection (or transaction, see

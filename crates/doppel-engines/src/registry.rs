@@ -22,9 +22,19 @@ pub struct EngineEntry {
 pub fn all() -> Vec<EngineEntry> {
     vec![
         crate::engine::engine262::entry(),
+        crate::engine::v8_mini_racer::entry(),
         crate::engine::node_vm::entry(),
         crate::engine::jsc::entry(),
+        crate::engine::sm_pythonmonkey::entry(),
         crate::engine::js102::entry(),
+        crate::engine::quickjs::entry(),
+        crate::engine::quickjs_ng::entry(),
+        crate::engine::boa::entry(),
+        crate::engine::hermes::entry(),
+        crate::engine::duktape::entry(),
+        crate::engine::njs::entry(),
+        crate::engine::mujs::entry(),
+        crate::engine::rhino::entry(),
     ]
 }
 

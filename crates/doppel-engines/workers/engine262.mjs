@@ -42,15 +42,16 @@ const { Agent, ManagedRealm, setSurroundingAgent, createTest262Intrinsics, Throw
   CreateNonEnumerableDataPropertyOrThrow } = e262;
 const version = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
 
+const { buildCatalogue, CATALOGUE_RULES } = await import('./engine262-catalogue.mjs');
 let catalogue = null;
 if (cataloguePath) {
   try {
     catalogue = JSON.parse(fs.readFileSync(cataloguePath, 'utf8'));
-    if (catalogue.engine262 !== version) catalogue = null;
+    if (catalogue.engine262 !== version || catalogue.rules !== CATALOGUE_RULES) catalogue = null;
   } catch (e) { catalogue = null; }
   if (!catalogue) {
-    const { buildCatalogue } = await import('./engine262-catalogue.mjs');
-    catalogue = { engine262: version, edition: 'ES2025', ...buildCatalogue(pkgDir, path.join(modules, 'acorn')) };
+    catalogue = { engine262: version, edition: 'ES2025', rules: CATALOGUE_RULES,
+      ...buildCatalogue(pkgDir, path.join(modules, 'acorn')) };
     fs.mkdirSync(path.dirname(cataloguePath), { recursive: true });
     const tmp = `${cataloguePath}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(catalogue));

@@ -144,8 +144,8 @@ impl Engine262 {
         let Some(path) = self.catalogue_path.clone() else {
             return Err("engine262 runs without coverage".into());
         };
-        if !path.exists() {
-            // The worker writes the catalogue before its hello line.
+        if self.worker.starts == 0 {
+            // The worker checks (and if stale, rebuilds) the catalogue before its hello line.
             let r = self.worker.run("void 0;", &RunOptions::default()).await;
             if r.outcome != crate::Outcome::Normal {
                 return Err(format!("engine262 worker: {}", r.outcome.label()));
