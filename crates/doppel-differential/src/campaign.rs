@@ -110,32 +110,7 @@ pub fn probe_tools(spec: &mut CampaignSpec) -> anyhow::Result<()> {
 /// (`scripts.prelude` / `scripts.epilogue`: `[{name, text}]`), so a replay
 /// does not depend on the cache or the corpus it came from.
 pub fn run_config(spec: &CampaignSpec, prepared: &Prepared) -> serde_json::Value {
-    let scripts = |paths: &[std::path::PathBuf]| -> Vec<serde_json::Value> {
-        paths
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "name": p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                    "text": std::fs::read_to_string(p).unwrap_or_default(),
-                })
-            })
-            .collect()
-    };
-    let mut config = serde_json::json!({
-        "debuggers": spec.debuggers,
-        "diff": spec.diff,
-        "debugger": spec.debugger,
-        "executables": spec.executables,
-        "source_text": prepared.source_text,
-    });
-    let s = &prepared.subject;
-    if !s.prelude.is_empty() || !s.epilogue.is_empty() {
-        config["scripts"] = serde_json::json!({
-            "prelude": scripts(&s.prelude),
-            "epilogue": scripts(&s.epilogue),
-        });
-    }
-    config
+    crate::record::DiffRecord::new(spec, prepared).to_value()
 }
 
 /// Creates one instance of each of the spec's backends.
