@@ -5,6 +5,7 @@
 
 mod cmd;
 mod settings;
+mod techniques;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -57,7 +58,14 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
 }
 
+/// How this doppel process is contained (set first thing in `main`).
+pub(crate) static CONTAINMENT: std::sync::OnceLock<doppel_core::cgroup::Containment> = std::sync::OnceLock::new();
+
 fn main() -> ExitCode {
+    // First, while the process has one thread: everything doppel starts
+    // goes into a campaign group that a keeper kills when doppel exits,
+    // however it dies (docs/reliability.md).
+    let containment = doppel_core::cgroup::contain_self();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("DOPPEL_LOG")
@@ -65,6 +73,10 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    if let doppel_core::cgroup::Containment::Unavailable(why) = &containment {
+        tracing::info!("no campaign group: {why}");
+    }
+    let _ = CONTAINMENT.set(containment);
     let cli = Cli::parse();
     let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

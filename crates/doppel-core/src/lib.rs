@@ -4,6 +4,7 @@
 //! protocol, no language and no technique; it holds the plain data that crosses
 //! layer boundaries and the services every technique shares.
 
+pub mod cgroup;
 pub mod model;
 pub mod partition;
 pub mod process;
@@ -11,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod store;
 pub mod subject;
+pub mod technique;
 
 pub use model::*;
 pub use run::RunRecord;

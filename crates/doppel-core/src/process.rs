@@ -21,7 +21,7 @@
 //! so no instruction of the program runs unlimited.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::process::Stdio;
 use std::time::Duration;
@@ -67,10 +67,24 @@ impl Limits {
     }
 
     /// Applies the limits to a running process (the inferior). An
-    /// [`UNLIMITED`] memory limit leaves `RLIMIT_AS` as it is.
+    /// [`UNLIMITED`] memory limit leaves `RLIMIT_AS` as it is. The process
+    /// is also put into a program group of its own
+    /// ([`crate::cgroup::ProgramGroup`]: at most
+    /// [`crate::cgroup::PROGRAM_PIDS_MAX`] processes, `memory_bytes` for the
+    /// whole group), killed with everything in it by [`kill_tree`] of `pid`
+    /// or once `pid` is gone (at the next `apply_to`), so that a fork bomb
+    /// or a daemon does not outlive its run. Where cgroups are unavailable,
+    /// the rlimits are all there is (the reason is logged once, and given by
+    /// [`crate::cgroup::program_groups_unavailable`]).
     ///
     /// Errors: the `prlimit(2)` error (for example `ESRCH` when the process is gone).
     pub fn apply_to(&self, pid: u32) -> io::Result<()> {
+        self.set_rlimits(pid)?;
+        confine(pid, self.memory_bytes);
+        Ok(())
+    }
+
+    fn set_rlimits(&self, pid: u32) -> io::Result<()> {
         let set = |resource, value: u64| -> io::Result<()> {
             let lim = libc::rlimit {
                 rlim_cur: value,
@@ -162,6 +176,23 @@ pub struct ProcessGuard {
 pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
     cmd.process_group(0);
     cmd.kill_on_drop(true);
+    // The child dies with doppel, however doppel dies. The signal follows
+    // the death of the spawning *thread*: spawns happen on the runtime's
+    // worker threads, which live as long as doppel does. The check of the
+    // parent closes the race with a parent that died before the prctl.
+    // SAFETY: prctl and getppid are async-signal-safe.
+    let parent = unsafe { libc::getpid() };
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
     let isolate = sandbox.isolate_network && can_isolate_network();
     if isolate {
         // SAFETY: the closure only calls async-signal-safe syscalls.
@@ -216,6 +247,40 @@ impl ProcessGuard {
         .join()
         .map_err(|_| io::Error::other("the connecting thread panicked"))?
     }
+}
+
+/// The program groups of the programs under test, by the program's pid.
+static PROGRAMS: std::sync::Mutex<BTreeMap<u32, crate::cgroup::ProgramGroup>> = std::sync::Mutex::new(BTreeMap::new());
+
+/// Puts `pid` into a program group (best effort), after killing the groups
+/// of programs that are gone (what is left in them escaped its run: a
+/// daemon, a fork bomb's survivors).
+fn confine(pid: u32, memory_bytes: u64) {
+    static REASON_LOGGED: std::sync::Once = std::sync::Once::new();
+    let ended: Vec<crate::cgroup::ProgramGroup> = match PROGRAMS.lock() {
+        Ok(mut p) => {
+            let gone: Vec<u32> = p.keys().copied().filter(|&k| !alive(k)).collect();
+            gone.iter().filter_map(|k| p.remove(k)).collect()
+        }
+        Err(_) => Vec::new(),
+    };
+    drop(ended);
+    match crate::cgroup::ProgramGroup::confine(pid, memory_bytes) {
+        Ok(g) => {
+            if let Ok(mut p) = PROGRAMS.lock() {
+                p.insert(pid, g);
+            }
+        }
+        Err(e) => REASON_LOGGED.call_once(|| {
+            tracing::warn!("programs under test run without a cgroup (rlimits only): {e}");
+        }),
+    }
+}
+
+/// Kills the program group of `pid`, if it has one.
+fn kill_program_group(pid: u32) {
+    let group = PROGRAMS.lock().ok().and_then(|mut p| p.remove(&pid));
+    drop(group);
 }
 
 /// Roots of the process trees spawned through [`spawn`] and not yet killed.
@@ -328,6 +393,7 @@ pub fn kill_tree(root: u32) {
     if root == 0 {
         return;
     }
+    kill_program_group(root);
     let mut killed: HashSet<u32> = HashSet::from([root]);
     for _ in 0..5 {
         let tree = descendants(root);

@@ -140,6 +140,11 @@ async fn workers_claim_disjoint_items_and_take_over_expired_leases() {
     }
     let unique: HashSet<_> = all.iter().collect();
     assert_eq!(unique.len(), all.len(), "an item was claimed twice: {all:?}");
+    println!(
+        "faults: group=store case=lease_expiry_takeover cases=10 lost={} duplicated={} taken_over=3",
+        10 - store.finished_keys("differential").await.unwrap().len(),
+        all.len() - unique.len()
+    );
     assert_eq!(all.len(), 6, "items 4 to 9");
     let c = a.counts().await.unwrap();
     assert_eq!((c.done, c.remaining()), (10, 0));

@@ -219,7 +219,7 @@ async fn postgres_stopped_mid_campaign_is_waited_for_then_a_clear_stop_and_resum
 
     // 2. Down past the deadline: the write fails with the real cause soon
     // after the deadline, and the campaign stops.
-    let store = store.with_retry_deadline(Duration::from_secs(4));
+    let store = store.with_retry_deadline(Duration::from_secs(12));
     let campaign = {
         let (store, keys) = (store.clone(), keys.clone());
         tokio::spawn(async move { mini_campaign(&store, &keys).await })
@@ -239,7 +239,17 @@ async fn postgres_stopped_mid_campaign_is_waited_for_then_a_clear_stop_and_resum
         msg.contains("unreachable") && msg.to_lowercase().contains("refused"),
         "{msg}"
     );
-    assert!(waited < Duration::from_secs(20), "stopped after {waited:?}: {msg}");
+    assert!(waited < Duration::from_secs(30), "stopped after {waited:?}: {msg}");
+    // A campaign that went on anyway: the next write does not wait the
+    // deadline again (one attempt: the pool's 5 s acquire timeout).
+    let t = Instant::now();
+    let again = store.insert_run(&run("pg-late", "p.c", 99, None)).await.unwrap_err();
+    assert!(again.downcast_ref::<StoreUnavailable>().is_some(), "{again:#}");
+    assert!(
+        t.elapsed() < Duration::from_secs(9),
+        "the second write waited {:?}",
+        t.elapsed()
+    );
 
     // 3. --resume after the server is back: the rest, nothing twice.
     pg.start();

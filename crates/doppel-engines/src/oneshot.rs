@@ -106,8 +106,18 @@ pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunRe
     };
     // The shell is gone; its pipes close unless a grandchild holds them.
     guard.kill_tree();
-    let (stdout, out_cut) = read_out.await.unwrap_or_default();
-    let (stderr, _) = read_err.await.unwrap_or_default();
+    // Bounded: a descendant that escaped the kill could hold the pipes open.
+    let drain = std::time::Duration::from_secs(2);
+    let (stdout, out_cut) = tokio::time::timeout(drain, read_out)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let (stderr, _) = tokio::time::timeout(drain, read_err)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
     let fin = Finished {
         code: status.code(),
         signal: status.signal(),
@@ -140,25 +150,62 @@ async fn read_capped<R: tokio::io::AsyncRead + Unpin>(mut r: R, cap: usize) -> (
     (String::from_utf8_lossy(&kept).into_owned(), cut)
 }
 
-/// Splits an engine's `Name: message` error text into an exception outcome.
+/// Reads an engine's report of an uncaught throw (`TypeError: msg`, `42`,
+/// `null`) into an exception outcome: a leading identifier before `:` is the
+/// constructor (the error's name, as the shells print it); a bare primitive
+/// gives its type; anything else keeps only the message.
 pub fn exception_from_text(text: &str) -> Outcome {
     let text = text.trim();
+    let is_ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    let primitive = match text {
+        "null" | "undefined" => Some(text),
+        "true" | "false" => Some("boolean"),
+        _ if text.parse::<f64>().is_ok() || matches!(text, "NaN" | "Infinity" | "-Infinity") => Some("number"),
+        _ => None,
+    };
+    if let Some(kind) = primitive {
+        return Outcome::Exception {
+            constructor: Some(kind.to_string()),
+            message: Some(text.to_string()),
+        };
+    }
     match text.split_once(':') {
-        Some((name, msg)) if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') => {
-            Outcome::Exception {
-                constructor: Some(name.to_string()),
-                message: Some(msg.trim().to_string()),
-            }
-        }
-        _ if !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') => {
-            Outcome::Exception {
-                constructor: Some(text.to_string()),
-                message: None,
-            }
-        }
+        Some((name, msg)) if is_ident(name) => Outcome::Exception {
+            constructor: Some(name.to_string()),
+            message: Some(msg.trim().to_string()),
+        },
         _ => Outcome::Exception {
             constructor: None,
             message: Some(text.to_string()),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctor(t: &str) -> Option<String> {
+        match exception_from_text(t) {
+            Outcome::Exception { constructor, .. } => constructor,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn shell_error_texts() {
+        assert_eq!(
+            ctor("TypeError: cannot read property 'x' of null").as_deref(),
+            Some("TypeError")
+        );
+        assert_eq!(ctor("42").as_deref(), Some("number"));
+        assert_eq!(ctor("null").as_deref(), Some("null"));
+        assert_eq!(ctor("[object Object]"), None);
+        assert_eq!(ctor("/tmp/t.js:1:9: error: invalid expression"), None);
     }
 }

@@ -20,7 +20,7 @@ async fn covered(e: &mut Engine262, src: &str) -> (Outcome, ProgramCoverage) {
 async fn coverage_is_non_empty_deterministic_and_names_spec_steps() {
     let mut e = engine();
     let cat = e.catalogue().await.expect("catalogue");
-    assert!(cat.algorithms.len() > 1500, "{} algorithms", cat.algorithms.len());
+    assert!(cat.algorithms.len() > 1200, "{} algorithms", cat.algorithms.len());
     assert!(cat.top_steps() > 2500, "{} top-level steps", cat.top_steps());
     assert_eq!(cat.edition, "ES2025");
 

@@ -118,3 +118,21 @@ async fn a_worker_without_hello_is_reported() {
     let r = Worker::new(cmd).run("x", &opts(1000)).await;
     assert!(reason(&r.outcome).contains("cannot start"));
 }
+
+/// The Python fork-per-script loop the PythonMonkey and Boa workers use: a
+/// child's crash or hang is that script's outcome, the worker lives on.
+#[tokio::test]
+async fn forked_children_crash_and_hang_without_taking_the_worker_down() {
+    let workers = doppel_engines::EnginesConfig::default().workers;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/forking_worker.py");
+    let mut cmd = WorkerCommand::new("python3", &["-u", script, &workers.to_string_lossy()]);
+    cmd.own_timeout = true;
+    let mut w = Worker::new(cmd);
+    let r = w.run("crash", &opts(5000)).await;
+    assert_eq!(r.outcome, Outcome::Crash { signal: 11 });
+    let r = w.run("hang", &opts(300)).await;
+    assert_eq!(r.outcome, Outcome::Timeout);
+    let r = w.run("still here", &opts(5000)).await;
+    assert_eq!((r.outcome, r.output.as_str()), (Outcome::Normal, "still here\n"));
+    assert_eq!(w.starts, 1, "one worker served all three");
+}

@@ -9,6 +9,7 @@
 //   value/modules/parse/evaluator) and whose name starts with a capital
 //   letter (spec style: IsLooselyEqual, Evaluate_IfStatement, ArrayProto_join).
 //   Keyed by the function's end offset (V8 ranges agree with acorn on ends).
+//   Post-ES2025 proposals are left out (POST_ES2025_*).
 // - Step: a `// 1.` / `// a.` / `// i.` comment inside an algorithm, anchored
 //   at the first code token after it; the label is made hierarchical
 //   (1, 1.a, 1.a.i, 1.a.i.1) by the spec's numbering scheme.
@@ -41,6 +42,17 @@ function kindOf(name) {
   if (/_/.test(name)) return 'builtin';
   return 'operation';
 }
+
+// ES2025 is pinned: engine262 also implements later proposals, whose
+// algorithms are left out of the catalogue (by source file, and by name for
+// those spread over shared files): Temporal, ShadowRealm, explicit resource
+// management (using, DisposableStack, SuppressedError), decorators, Decimal,
+// Iterator.zip.
+const POST_ES2025_FILES = /temporal|shadow-?realm|DisposableStack|disposable-operations|SuppressedError|decimal/i;
+const POST_ES2025_NAMES = /Temporal|ShadowRealm|Disposable|Dispose|Using|Decorator|Decimal|IteratorZip|Suppressed/;
+
+// Bump when the rules above change: cached catalogues of another version are rebuilt.
+export const CATALOGUE_RULES = 2;
 
 const ROMAN = /^(i|ii|iii|iv|v|vi|vii|viii|ix|x|xi|xii|xiii|xiv|xv)$/;
 
@@ -90,6 +102,7 @@ export function buildCatalogue(pkgDir, acornPath) {
     if (!f.name || !/^[A-Z]/.test(f.name)) continue;
     const src = original(f.start);
     if (!src || !SPEC_DIRS.some((d) => src.file.startsWith(d))) continue;
+    if (POST_ES2025_FILES.test(src.file) || POST_ES2025_NAMES.test(f.name)) continue;
     let id = f.name;
     const n = (seenIds.get(id) || 0) + 1;
     seenIds.set(id, n);

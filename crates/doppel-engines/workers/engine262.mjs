@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Session } from 'node:inspector/promises';
+import inspector from 'node:inspector';
 
 const require = createRequire(import.meta.url);
 const { serve, printer } = require('./node-lines.js');
@@ -29,10 +29,17 @@ const cataloguePath = covIndex >= 0 ? process.argv[covIndex + 1] : null;
 const budgetIndex = process.argv.indexOf('--budget');
 const BUDGET = budgetIndex >= 0 ? Number(process.argv[budgetIndex + 1]) : 2e6;
 
+// node:inspector's callback API (node:inspector/promises needs node 19+;
+// Debian 12's nodejs is 18).
 let session = null;
 if (cataloguePath) {
-  session = new Session();
-  session.connect();
+  const raw = new inspector.Session();
+  raw.connect();
+  session = {
+    post: (method, params) => new Promise((resolve, reject) => {
+      raw.post(method, params || {}, (err, result) => (err ? reject(err) : resolve(result)));
+    }),
+  };
   await session.post('Profiler.enable');
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
 }
@@ -42,15 +49,16 @@ const { Agent, ManagedRealm, setSurroundingAgent, createTest262Intrinsics, Throw
   CreateNonEnumerableDataPropertyOrThrow } = e262;
 const version = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
 
+const { buildCatalogue, CATALOGUE_RULES } = await import('./engine262-catalogue.mjs');
 let catalogue = null;
 if (cataloguePath) {
   try {
     catalogue = JSON.parse(fs.readFileSync(cataloguePath, 'utf8'));
-    if (catalogue.engine262 !== version) catalogue = null;
+    if (catalogue.engine262 !== version || catalogue.rules !== CATALOGUE_RULES) catalogue = null;
   } catch (e) { catalogue = null; }
   if (!catalogue) {
-    const { buildCatalogue } = await import('./engine262-catalogue.mjs');
-    catalogue = { engine262: version, edition: 'ES2025', ...buildCatalogue(pkgDir, path.join(modules, 'acorn')) };
+    catalogue = { engine262: version, edition: 'ES2025', rules: CATALOGUE_RULES,
+      ...buildCatalogue(pkgDir, path.join(modules, 'acorn')) };
     fs.mkdirSync(path.dirname(cataloguePath), { recursive: true });
     const tmp = `${cataloguePath}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(catalogue));

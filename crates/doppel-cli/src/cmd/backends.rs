@@ -47,5 +47,22 @@ pub fn run(_s: &Settings) -> anyhow::Result<ExitCode> {
         }
     }
     println!("{t}");
+    // How processes are contained (docs/reliability.md).
+    match crate::CONTAINMENT.get() {
+        Some(doppel_core::cgroup::Containment::Group(dir)) => {
+            println!("processes: campaign group {} (killed when doppel exits)", dir.display())
+        }
+        Some(doppel_core::cgroup::Containment::Unavailable(why)) => {
+            println!("processes: no campaign group ({why}); direct children have PR_SET_PDEATHSIG")
+        }
+        None => {}
+    }
+    match doppel_core::cgroup::program_groups_unavailable() {
+        None => println!(
+            "programs under test: a cgroup each (pids.max {}), killed at the end of the run",
+            doppel_core::cgroup::PROGRAM_PIDS_MAX
+        ),
+        Some(why) => println!("programs under test: rlimits only ({why})"),
+    }
     Ok(ExitCode::SUCCESS)
 }

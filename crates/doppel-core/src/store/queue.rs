@@ -245,14 +245,20 @@ impl WorkQueue {
                 "UPDATE work_items SET lease_until_ms = {NOW_MS} + $1 \
                  WHERE campaign = $2 AND key = $3 AND worker = $4 AND state = 'claimed'"
             );
-            let n = sqlx::query(AssertSqlSafe(sql))
-                .bind(self.lease_ms)
-                .bind(self.campaign.clone())
-                .bind(key.clone())
-                .bind(self.worker.clone())
-                .execute(&self.store.pool)
-                .await
-                .context("renewing leases")?
+            let doing = || "renewing leases".to_string();
+            let n = self
+                .store
+                .retrying(&doing, || async {
+                    sqlx::query(AssertSqlSafe(sql.clone()))
+                        .bind(self.lease_ms)
+                        .bind(self.campaign.clone())
+                        .bind(key.clone())
+                        .bind(self.worker.clone())
+                        .execute(&self.store.pool)
+                        .await
+                        .context("renewing leases")
+                })
+                .await?
                 .rows_affected();
             if n == 0 {
                 lost.push(key.clone());

@@ -9,7 +9,7 @@ use super::{on_path, worker_file};
 use crate::coverage::{Catalogue, ProgramCoverage};
 use crate::features::FeatureSet;
 use crate::hosted::probe_features;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::{Worker, WorkerCommand};
 use crate::{Engine, EngineError, EngineInfo, EnginesConfig, Family, RunOptions, RunResult, Script};
 use async_trait::async_trait;
@@ -25,6 +25,7 @@ pub fn entry() -> EngineEntry {
         name: "engine262",
         family: Family::Engine262,
         about: "engine262 (the executable specification), npm @engine262/engine262, in node",
+        traits: HostTraits::EXACT,
         probe,
         create: |cfg| Ok(Box::new(Engine262::new(cfg, false)?)),
     }
@@ -144,8 +145,8 @@ impl Engine262 {
         let Some(path) = self.catalogue_path.clone() else {
             return Err("engine262 runs without coverage".into());
         };
-        if !path.exists() {
-            // The worker writes the catalogue before its hello line.
+        if self.worker.starts == 0 {
+            // The worker checks (and if stale, rebuilds) the catalogue before its hello line.
             let r = self.worker.run("void 0;", &RunOptions::default()).await;
             if r.outcome != crate::Outcome::Normal {
                 return Err(format!("engine262 worker: {}", r.outcome.label()));

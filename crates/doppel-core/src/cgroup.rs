@@ -1,0 +1,405 @@
+//! Control groups: nothing doppel starts outlives it, and a program under
+//! test cannot fork without bound.
+//!
+//! Two mechanisms, both optional (each reports why it is unavailable):
+//!
+//! - **The campaign group** ([`contain_self`]): at start, doppel creates a
+//!   cgroup v2 group `doppel-<pid>` below its own (in the `cgroup2` mount:
+//!   `/sys/fs/cgroup` or `/sys/fs/cgroup/unified` on hybrid hosts), forks a
+//!   *keeper* process that stays outside it, and moves itself in. Everything
+//!   doppel starts, at any depth and whatever `setsid` or double fork it
+//!   does (debuggers, lldb-dap servers, Chromium's zygotes and crashpad
+//!   handlers, programs under test and their daemons), is in the group. The
+//!   keeper holds the read end of a pipe whose only write end is doppel's:
+//!   when doppel exits, however it dies (`SIGKILL` included), the keeper
+//!   reads end-of-file, writes `1` to the group's `cgroup.kill` (Linux 5.14)
+//!   and removes the group.
+//! - **Program groups** ([`ProgramGroup`]): each program under test is put,
+//!   as soon as its pid is known, into a group of its own with a process
+//!   count limit (`pids.max` = [`PROGRAM_PIDS_MAX`]) and, where the memory
+//!   controller is available, a memory limit for the group as a whole; the
+//!   group is killed at the end of the run. cgroup v2 controllers are used
+//!   when the v2 hierarchy has them, else the v1 `pids` and `memory`
+//!   hierarchies (hybrid hosts); each group is created below doppel's own
+//!   group in that hierarchy, so any limit set above (a container's) still
+//!   binds. Without cgroups, the rlimits of [`crate::process::Limits`] are
+//!   all there is (`RLIMIT_NPROC` does not bind root, so a fork bomb is then
+//!   bounded only by the CPU limit and the run's timeout).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Most processes (and threads) a program under test may have at once.
+pub const PROGRAM_PIDS_MAX: u64 = 64;
+
+/// The leaf of the campaign group that doppel itself is in.
+const MAIN_LEAF: &str = "main";
+
+/// The cgroup mount points of this process's mount namespace: the `cgroup2`
+/// mount, and the v1 mount of each controller. From `/proc/self/mounts`.
+struct Mounts {
+    v2: Option<PathBuf>,
+    v1: Vec<(PathBuf, Vec<String>)>,
+}
+
+fn mounts() -> Mounts {
+    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let mut m = Mounts {
+        v2: None,
+        v1: Vec::new(),
+    };
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 4 {
+            continue;
+        }
+        match f[2] {
+            "cgroup2" if m.v2.is_none() => m.v2 = Some(PathBuf::from(f[1])),
+            "cgroup" => {
+                m.v1.push((PathBuf::from(f[1]), f[3].split(',').map(str::to_string).collect()))
+            }
+            _ => {}
+        }
+    }
+    m
+}
+
+/// This process's group in the hierarchy whose `/proc/self/cgroup` entry
+/// matches `pick` (`""` for v2, a controller name for v1).
+fn own_group(controller: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    text.lines().find_map(|l| {
+        let mut parts = l.splitn(3, ':');
+        let (id, ctrls, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let hit = if controller.is_empty() {
+            id == "0" && ctrls.is_empty()
+        } else {
+            ctrls.split(',').any(|c| c == controller)
+        };
+        hit.then(|| path.trim_start_matches('/').to_string())
+    })
+}
+
+/// The directory of this process's own group in the cgroup v2 hierarchy.
+fn own_v2_dir() -> Result<PathBuf, String> {
+    let root = mounts().v2.ok_or("no cgroup2 file system is mounted")?;
+    let own = own_group("").ok_or("no cgroup v2 entry in /proc/self/cgroup")?;
+    Ok(root.join(own))
+}
+
+/// What [`contain_self`] achieved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Containment {
+    /// doppel runs in this campaign group, watched by a keeper process.
+    Group(PathBuf),
+    /// Not contained: the reason (no cgroup v2, no permission, ...). Every
+    /// direct child still gets `PR_SET_PDEATHSIG` ([`crate::process::spawn`]).
+    Unavailable(String),
+}
+
+/// Puts this process into a fresh campaign group watched by a keeper (see
+/// the module documentation). Call it first thing in `main`, while the
+/// process has one thread (it forks).
+pub fn contain_self() -> Containment {
+    match try_contain_self() {
+        Ok(dir) => Containment::Group(dir),
+        Err(reason) => Containment::Unavailable(reason),
+    }
+}
+
+fn try_contain_self() -> Result<PathBuf, String> {
+    let own = own_v2_dir()?;
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    let dir = own.join(format!("doppel-{pid}"));
+    std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    if !dir.join("cgroup.kill").exists() {
+        let _ = std::fs::remove_dir(&dir);
+        return Err("the kernel has no cgroup.kill (Linux 5.14 or newer is needed)".into());
+    }
+    let kill_file = std::ffi::CString::new(dir.join("cgroup.kill").into_os_string().into_encoded_bytes())
+        .map_err(|e| e.to_string())?;
+    let dir_c = std::ffi::CString::new(dir.clone().into_os_string().into_encoded_bytes()).map_err(|e| e.to_string())?;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 with a valid two-element array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        let _ = std::fs::remove_dir(&dir);
+        return Err(format!("pipe: {}", io::Error::last_os_error()));
+    }
+    let (read_end, write_end) = (fds[0], fds[1]);
+    // SAFETY: the process is single-threaded here (documented precondition);
+    // the child only makes system calls and exits.
+    match unsafe { libc::fork() } {
+        -1 => {
+            let _ = std::fs::remove_dir(&dir);
+            Err(format!("fork: {}", io::Error::last_os_error()))
+        }
+        0 => {
+            // Forked twice, so the keeper is no descendant of doppel (it
+            // outlives doppel by the few milliseconds its clean-up takes).
+            // SAFETY: plain system calls on descriptors and C strings we own.
+            unsafe {
+                if libc::fork() != 0 {
+                    libc::_exit(0);
+                }
+                keeper(read_end, write_end, &kill_file, &dir_c);
+            }
+        }
+        child => {
+            // SAFETY: reaping the intermediate child; closing our copy of the read end.
+            unsafe {
+                libc::waitpid(child, std::ptr::null_mut(), 0);
+                libc::close(read_end);
+            }
+            // doppel in a leaf of its own: the group itself holds no
+            // process, so controllers can be enabled for program groups
+            // beside the leaf (cgroup v2's "no internal processes" rule).
+            let leaf = dir.join(MAIN_LEAF);
+            std::fs::create_dir(&leaf).map_err(|e| format!("creating {}: {e}", leaf.display()))?;
+            std::fs::write(leaf.join("cgroup.procs"), pid.to_string())
+                .map_err(|e| format!("moving doppel into {}: {e}", leaf.display()))?;
+            // The write end stays open (close-on-exec) until doppel exits.
+            Ok(dir)
+        }
+    }
+}
+
+/// The keeper: waits for end-of-file on `read_end` (doppel gone), kills the
+/// campaign group, waits for it to empty (at most ~10 s) and removes it.
+unsafe fn keeper(read_end: i32, write_end: i32, kill_file: &std::ffi::CStr, dir: &std::ffi::CStr) -> ! {
+    unsafe {
+        libc::close(write_end);
+        // Outlive doppel's own interruption (Ctrl-C reaches the whole
+        // foreground process group) and keep no terminal or pipe of its open.
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        libc::setsid();
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        for fd in 0..3 {
+            libc::dup2(null, fd);
+        }
+        let max = libc::sysconf(libc::_SC_OPEN_MAX).clamp(0, 65536) as i32;
+        for fd in 3..max {
+            if fd != read_end {
+                libc::close(fd);
+            }
+        }
+        libc::prctl(libc::PR_SET_NAME, c"doppel-keeper".as_ptr() as libc::c_ulong, 0, 0, 0);
+        let mut b = [0u8; 1];
+        loop {
+            let n = libc::read(read_end, b.as_mut_ptr().cast(), 1);
+            if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                break;
+            }
+        }
+        let fd = libc::open(kill_file.as_ptr(), libc::O_WRONLY);
+        if fd >= 0 {
+            libc::write(fd, b"1".as_ptr().cast(), 1);
+            libc::close(fd);
+        }
+        // Forked from a single-threaded process: the standard library may
+        // be used here. Children first (rmdir needs empty groups).
+        let dir = PathBuf::from(std::ffi::OsStr::from_encoded_bytes_unchecked(dir.to_bytes()));
+        for _ in 0..1000 {
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                for e in entries.flatten() {
+                    if e.path().is_dir() {
+                        let _ = std::fs::remove_dir(e.path());
+                    }
+                }
+            }
+            if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                break;
+            }
+            libc::usleep(10_000);
+        }
+        libc::_exit(0);
+    }
+}
+
+/// The group of one program under test (see the module documentation):
+/// killed with everything in it, and removed, when dropped.
+#[derive(Debug)]
+pub struct ProgramGroup {
+    /// One directory per hierarchy the program was put in.
+    dirs: Vec<PathBuf>,
+}
+
+type Parents = Result<Vec<(PathBuf, Vec<&'static str>)>, String>;
+
+/// Where program groups can be made, found once: `(hierarchy directory of
+/// doppel's own group, controllers to set)`, or why none can.
+fn program_parents() -> &'static Parents {
+    static PARENTS: std::sync::OnceLock<Parents> = std::sync::OnceLock::new();
+    PARENTS.get_or_init(|| {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root: cgroups cannot be created".into());
+        }
+        let m = mounts();
+        let mut out = Vec::new();
+        // cgroup v2 with the pids controller, for a doppel in its campaign
+        // group: program groups go beside its leaf.
+        if let Ok(own) = own_v2_dir()
+            && own.file_name().is_some_and(|n| n == MAIN_LEAF)
+            && let Some(campaign) = own.parent()
+        {
+            let own = campaign.to_path_buf();
+            let ctrls = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
+            if ctrls.split_whitespace().any(|c| c == "pids") {
+                let mut want = vec!["pids"];
+                if ctrls.split_whitespace().any(|c| c == "memory") {
+                    want.push("memory");
+                }
+                return Ok(vec![(own, want)]);
+            }
+        }
+        // Hybrid or v1 host: the v1 pids and memory hierarchies.
+        for ctrl in ["pids", "memory"] {
+            if let Some((root, _)) = m.v1.iter().find(|(_, opts)| opts.iter().any(|o| o == ctrl))
+                && let Some(own) = own_group(ctrl)
+            {
+                out.push((root.join(own), vec![ctrl]));
+            }
+        }
+        if out.iter().any(|(_, c)| c.contains(&"pids")) {
+            Ok(out)
+        } else {
+            Err("no pids controller (neither in cgroup v2 nor as a v1 hierarchy)".into())
+        }
+    })
+}
+
+/// Why program groups cannot be made on this host, if they cannot.
+pub fn program_groups_unavailable() -> Option<String> {
+    program_parents().as_ref().err().cloned()
+}
+
+impl ProgramGroup {
+    /// Moves `pid` (a program under test, stopped by its debugger) into a new
+    /// group limited to [`PROGRAM_PIDS_MAX`] processes and, where a memory
+    /// controller is available, `memory_bytes` for the whole group
+    /// ([`crate::process::UNLIMITED`]: no memory limit).
+    ///
+    /// Errors: why no group could be made ([`program_groups_unavailable`]),
+    /// or the failing cgroup file write.
+    pub fn confine(pid: u32, memory_bytes: u64) -> io::Result<Self> {
+        let parents = program_parents().as_ref().map_err(|e| io::Error::other(e.clone()))?;
+        let mut group = ProgramGroup { dirs: Vec::new() };
+        for (parent, ctrls) in parents {
+            let dir = parent.join(format!("doppel-program-{pid}"));
+            let _ = std::fs::remove_dir(&dir);
+            std::fs::create_dir(&dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+            group.dirs.push(dir.clone());
+            let v1 = !dir.join("cgroup.kill").exists() && !dir.join("cgroup.type").exists();
+            if !v1 {
+                // v2: enable the controllers for the child (the parent must
+                // then hold no process itself: doppel is in its own leaf).
+                let _ = std::fs::write(
+                    parent.join("cgroup.subtree_control"),
+                    ctrls.iter().map(|c| format!("+{c}")).collect::<Vec<_>>().join(" "),
+                );
+            }
+            for c in ctrls {
+                match *c {
+                    "pids" => std::fs::write(dir.join("pids.max"), PROGRAM_PIDS_MAX.to_string())?,
+                    "memory" if memory_bytes != crate::process::UNLIMITED => {
+                        let file = if v1 { "memory.limit_in_bytes" } else { "memory.max" };
+                        std::fs::write(dir.join(file), memory_bytes.to_string())?
+                    }
+                    _ => {}
+                }
+            }
+            std::fs::write(dir.join("cgroup.procs"), pid.to_string())
+                .map_err(|e| io::Error::new(e.kind(), format!("moving {pid} into {}: {e}", dir.display())))?;
+        }
+        Ok(group)
+    }
+
+    /// The pids in the group now.
+    pub fn members(&self) -> Vec<u32> {
+        self.dirs.first().map(|d| members(d)).unwrap_or_default()
+    }
+
+    /// Kills every process in the group (`cgroup.kill` in v2; in v1, each
+    /// member with `SIGKILL` until none is left, which `pids.max` bounds)
+    /// and removes the group.
+    pub fn kill(&mut self) {
+        for dir in &self.dirs {
+            if std::fs::write(dir.join("cgroup.kill"), "1").is_err() {
+                for _ in 0..100 {
+                    let pids = members(dir);
+                    if pids.is_empty() {
+                        break;
+                    }
+                    for p in pids {
+                        // SAFETY: kill(2) with a positive pid.
+                        unsafe { libc::kill(p as libc::pid_t, libc::SIGKILL) };
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            }
+        }
+        for dir in self.dirs.drain(..) {
+            for _ in 0..500 {
+                if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+impl Drop for ProgramGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn members(dir: &Path) -> Vec<u32> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fork_bomb_in_a_program_group_stays_under_pids_max_and_dies_with_it() {
+        // Test hosts run as root with a pids controller (v2, or v1 on hybrid
+        // hosts); a host without one fails here with the reason.
+        assert_eq!(program_groups_unavailable(), None);
+        // Every process forks again forever (a failed fork is retried).
+        let mut child = std::process::Command::new("perl")
+            .args([
+                "-e",
+                "select(undef, undef, undef, 0.2); while (1) { fork(); select(undef, undef, undef, 0.01) }",
+            ])
+            .spawn()
+            .unwrap();
+        let mut group = ProgramGroup::confine(child.id(), 1 << 30).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let members = group.members();
+        let n = members.len() as u64;
+        assert!(n > PROGRAM_PIDS_MAX / 2 && n <= PROGRAM_PIDS_MAX, "{n} processes");
+        let dirs = group.dirs.clone();
+        group.kill();
+        let _ = child.wait();
+        assert!(group.dirs.is_empty());
+        for d in dirs {
+            assert!(!d.exists(), "{} left", d.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let left: Vec<u32> = members
+            .into_iter()
+            .filter(|p| std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| !s.contains(") Z ")))
+            .collect();
+        assert!(left.is_empty(), "{left:?} survived");
+    }
+}
