@@ -5,6 +5,7 @@
 
 mod cmd;
 mod settings;
+mod techniques;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -176,7 +176,7 @@ async fn bad_programs_are_recorded_and_the_campaign_goes_on() {
     }
     match verdict_of("spin.c").await {
         doppel_core::Verdict::Inconclusive { reason, .. } => assert!(reason.contains("timed out"), "{reason}"),
-        doppel_core::Verdict::Divergence(f) => assert_eq!(f.class.divergence, doppel_core::DivergenceKind::ToolFailure),
+        doppel_core::Verdict::Divergence(f) => assert_eq!(f.class.part("divergence"), Some("tool_failure")),
         v => panic!("{v:?}"),
     }
     let crash = verdict_of("crash.c").await;

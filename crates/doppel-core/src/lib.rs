@@ -12,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod store;
 pub mod subject;
+pub mod technique;
 
 pub use model::*;
 pub use run::RunRecord;

@@ -425,9 +425,6 @@ pub enum DivergenceKind {
     Variables,
     /// A debugger crashed, hung or broke the protocol.
     ToolFailure,
-    /// Debug-information validation (PLDI'20): the debugger showed another
-    /// value of a variable in an optimized build than the -O0 reference.
-    WrongValue,
 }
 
 impl DivergenceKind {
@@ -441,7 +438,6 @@ impl DivergenceKind {
             DivergenceKind::CallStack => "call_stack",
             DivergenceKind::Variables => "variables",
             DivergenceKind::ToolFailure => "tool_failure",
-            DivergenceKind::WrongValue => "wrong_value",
         }
     }
 
@@ -455,87 +451,153 @@ impl DivergenceKind {
             "call_stack" => DivergenceKind::CallStack,
             "variables" => DivergenceKind::Variables,
             "tool_failure" => DivergenceKind::ToolFailure,
-            "wrong_value" => DivergenceKind::WrongValue,
             _ => return None,
         })
     }
 }
 
-/// An equivalence class of findings (DBDB Definition 4): divergence type,
-/// last action, and the AST node type of the line where the last action was
-/// issued. `policy` names an intended policy difference that a normalization
-/// rule recognised (it stays visible, but in its own class).
+/// One named part of a [`ClassKey`]: `("divergence", "pause_location")`.
 ///
-/// A metamorphic warning (ISSTA'19) is classed by its transformation chain
-/// too: `transformations` holds the chain's kinds joined by `+`
-/// (`insert_no_op+add_breakpoint`), and `divergence` with `last_action` say
-/// which relation broke where.
+/// `prefix` decides how the part reads in the key's `Display` form: without
+/// one the value stands alone (`pause_location`), with one it reads
+/// `prefix:value` (`policy:slide_vs_reject`, `meta:insert_no_op`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClassPart {
+    /// The part's name, as the technique's [`ClassPartSpec`] names it.
+    pub name: String,
+    /// The part's value (no `|`: it separates parts in the `Display` form).
+    pub value: String,
+    /// Label written before the value in the `Display` form, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+/// How a technique's class keys are laid out: one entry per part, in
+/// `Display` order (see [`ClassKey::parse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassPartSpec {
+    /// The part's name.
+    pub name: &'static str,
+    /// Its `Display` label (`Some("policy")` reads `policy:value`).
+    pub prefix: Option<&'static str>,
+    /// Whether keys may lack the part (only prefixed parts may be optional).
+    pub optional: bool,
+    /// Column header in `doppel classes` tables.
+    pub header: &'static str,
+}
+
+/// An equivalence class of findings: the technique that made the finding
+/// (its tag, [`crate::technique::Technique::tag`]) and the technique's
+/// ordered, named parts.
+///
+/// Differential testing (DBDB Definition 4): `divergence`, `last_action`,
+/// `node` (the AST node type of the line where the last action was issued)
+/// and `policy` (an intended policy difference a normalization rule
+/// recognised; it stays visible, in its own class). Metamorphic testing
+/// (ISSTA'19) puts its transformation chain first (`meta:`). Debug-info
+/// validation (PLDI'20) keys by its dedup signature (`debuginfo:`), the
+/// check's finding, how the debugger reached the line and the AST node.
+///
+/// `Display` joins the parts with `|`, prefixed parts as `prefix:value`
+/// (`meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement`);
+/// it is what the store groups classes by, so classes of different
+/// techniques must not share a form (the prefixes keep them apart).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ClassKey {
-    pub divergence: DivergenceKind,
-    pub last_action: ActionKind,
-    pub ast_node: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
-    /// The metamorphic transformation chain (`None` for differential findings).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transformations: Option<String>,
-    /// A debug-information finding's dedup signature (PLDI'20 findings,
-    /// ARCHITECTURE.md "Equivalence classes"): compiler and version, level,
-    /// debugger verdict (`compiler` when GDB and LLDB agree on the wrong
-    /// value, `debugger` when only one shows it), culprit pass, variable
-    /// kind, joined by `,` (`clang-19.1.7,O2,compiler,SROAPass,int`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
+    /// The technique's tag (`differential`, `metamorphic`, `debuginfo`).
+    pub technique: String,
+    /// The parts in `Display` order.
+    pub parts: Vec<ClassPart>,
 }
 
 impl fmt::Display for ClassKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(t) = &self.transformations {
-            write!(f, "meta:{t}|")?;
-        }
-        if let Some(d) = &self.signature {
-            write!(f, "debuginfo:{d}|")?;
-        }
-        write!(
-            f,
-            "{}|{}|{}",
-            self.divergence.as_str(),
-            self.last_action.as_str(),
-            self.ast_node
-        )?;
-        if let Some(p) = &self.policy {
-            write!(f, "|policy:{p}")?;
+        for (i, p) in self.parts.iter().enumerate() {
+            if i > 0 {
+                f.write_str("|")?;
+            }
+            if let Some(prefix) = &p.prefix {
+                write!(f, "{prefix}:")?;
+            }
+            f.write_str(&p.value)?;
         }
         Ok(())
     }
 }
 
 impl ClassKey {
-    /// Parses the `Display` form back
-    /// (`[meta:chain|][debuginfo:signature|]kind|action|node[|policy:name]`).
-    pub fn parse(s: &str) -> Option<Self> {
-        let (transformations, s) = match s.strip_prefix("meta:").and_then(|r| r.split_once('|')) {
-            Some((chain, rest)) => (Some(chain.to_string()), rest),
-            None => (None, s),
-        };
-        let (signature, s) = match s.strip_prefix("debuginfo:").and_then(|r| r.split_once('|')) {
-            Some((sig, rest)) => (Some(sig.to_string()), rest),
-            None => (None, s),
-        };
-        let mut parts = s.splitn(4, '|');
-        let divergence = DivergenceKind::parse(parts.next()?)?;
-        let last_action = ActionKind::parse(parts.next()?)?;
-        let ast_node = parts.next()?.to_string();
-        let policy = parts.next().and_then(|p| p.strip_prefix("policy:")).map(str::to_string);
-        Some(Self {
-            divergence,
-            last_action,
-            ast_node,
-            policy,
-            transformations,
-            signature,
-        })
+    /// A key of `technique` without parts yet.
+    pub fn new(technique: impl Into<String>) -> Self {
+        Self {
+            technique: technique.into(),
+            parts: Vec::new(),
+        }
+    }
+
+    /// Appends a part that reads as its bare value.
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.parts.push(ClassPart {
+            name: name.to_string(),
+            value: value.into(),
+            prefix: None,
+        });
+        self
+    }
+
+    /// Appends a part that reads `prefix:value`.
+    pub fn with_prefixed(mut self, name: &str, prefix: &str, value: impl Into<String>) -> Self {
+        self.parts.push(ClassPart {
+            name: name.to_string(),
+            value: value.into(),
+            prefix: Some(prefix.to_string()),
+        });
+        self
+    }
+
+    /// The value of the part named `name`.
+    pub fn part(&self, name: &str) -> Option<&str> {
+        self.parts.iter().find(|p| p.name == name).map(|p| p.value.as_str())
+    }
+
+    /// Replaces the value of the part named `name`; false if there is none.
+    pub fn set_part(&mut self, name: &str, value: impl Into<String>) -> bool {
+        match self.parts.iter_mut().find(|p| p.name == name) {
+            Some(p) => {
+                p.value = value.into();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Parses the `Display` form back, given the technique's layout:
+    /// segments split at `|` are matched to `spec` in order; an optional
+    /// prefixed part is taken when its segment starts with `prefix:`.
+    /// `None` when a required part is missing or segments are left over.
+    pub fn parse(technique: &str, s: &str, spec: &[ClassPartSpec]) -> Option<Self> {
+        let segments: Vec<&str> = s.split('|').collect();
+        let mut i = 0;
+        let mut key = ClassKey::new(technique);
+        for p in spec {
+            let seg = segments.get(i).copied();
+            match (p.prefix, seg) {
+                (Some(prefix), Some(seg)) => match seg.strip_prefix(prefix).and_then(|r| r.strip_prefix(':')) {
+                    Some(v) => {
+                        key = key.with_prefixed(p.name, prefix, v);
+                        i += 1;
+                    }
+                    None if p.optional => {}
+                    None => return None,
+                },
+                (None, Some(seg)) => {
+                    key = key.with(p.name, seg);
+                    i += 1;
+                }
+                (_, None) if p.optional => {}
+                (_, None) => return None,
+            }
+        }
+        (i == segments.len()).then_some(key)
     }
 }
 
@@ -598,42 +660,64 @@ impl Verdict {
 mod tests {
     use super::*;
 
+    const SPEC: [ClassPartSpec; 4] = [
+        ClassPartSpec {
+            name: "chain",
+            prefix: Some("meta"),
+            optional: true,
+            header: "transformations",
+        },
+        ClassPartSpec {
+            name: "divergence",
+            prefix: None,
+            optional: false,
+            header: "divergence",
+        },
+        ClassPartSpec {
+            name: "node",
+            prefix: None,
+            optional: false,
+            header: "AST node",
+        },
+        ClassPartSpec {
+            name: "policy",
+            prefix: Some("policy"),
+            optional: true,
+            header: "policy",
+        },
+    ];
+
     #[test]
     fn class_key_round_trips_through_its_display_form() {
-        let k = ClassKey {
-            divergence: DivergenceKind::PauseLocation,
-            last_action: ActionKind::StepOver,
-            ast_node: "for_statement".into(),
-            policy: Some("step_out_lands_mid_line".into()),
-            transformations: None,
-            signature: None,
-        };
-        assert_eq!(ClassKey::parse(&k.to_string()), Some(k.clone()));
-        let plain = ClassKey { policy: None, ..k };
-        assert_eq!(ClassKey::parse(&plain.to_string()), Some(plain.clone()));
-        let meta = ClassKey {
-            transformations: Some("insert_no_op+add_breakpoint".into()),
-            ..plain
-        };
+        let k = ClassKey::new("t")
+            .with("divergence", "pause_location")
+            .with("node", "for_statement")
+            .with_prefixed("policy", "policy", "step_out_lands_mid_line");
+        assert_eq!(
+            k.to_string(),
+            "pause_location|for_statement|policy:step_out_lands_mid_line"
+        );
+        assert_eq!(ClassKey::parse("t", &k.to_string(), &SPEC), Some(k.clone()));
+        let meta = ClassKey::new("t")
+            .with_prefixed("chain", "meta", "insert_no_op+add_breakpoint")
+            .with("divergence", "pause_location")
+            .with("node", "for_statement");
         assert_eq!(
             meta.to_string(),
-            "meta:insert_no_op+add_breakpoint|pause_location|step_over|for_statement"
+            "meta:insert_no_op+add_breakpoint|pause_location|for_statement"
         );
-        assert_eq!(ClassKey::parse(&meta.to_string()), Some(meta.clone()));
-        let di = ClassKey {
-            divergence: DivergenceKind::WrongValue,
-            last_action: ActionKind::Resume,
-            ast_node: "expression_statement".into(),
-            policy: None,
-            transformations: None,
-            signature: Some("clang-19.1.7,O2,compiler,SROAPass,int".into()),
-        };
+        assert_eq!(ClassKey::parse("t", &meta.to_string(), &SPEC), Some(meta.clone()));
+        assert_eq!(meta.part("chain"), Some("insert_no_op+add_breakpoint"));
+        assert_eq!(meta.part("policy"), None);
+        assert_eq!(ClassKey::parse("t", "a|b|c|d", &SPEC), None, "segments left over");
+        assert_eq!(ClassKey::parse("t", "a", &SPEC), None, "a required part missing");
+        let mut m = meta;
+        assert!(m.set_part("node", "if_statement"));
+        assert!(!m.set_part("nope", "x"));
         assert_eq!(
-            di.to_string(),
-            "debuginfo:clang-19.1.7,O2,compiler,SROAPass,int|wrong_value|resume|expression_statement"
+            m.to_string(),
+            "meta:insert_no_op+add_breakpoint|pause_location|if_statement"
         );
-        assert_eq!(ClassKey::parse(&di.to_string()), Some(di));
-        assert_eq!(ClassKey::parse("nonsense|x|y"), None);
     }
 
     #[test]

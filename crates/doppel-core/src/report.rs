@@ -1,7 +1,8 @@
-//! The HTML report of a campaign: parameters, tool versions, summary, the
-//! class table with sizes, and per class its sample runs with the traces side
-//! by side (one column per debugger, one row per action) and the divergent
-//! row highlighted. Static HTML, inline CSS, no JavaScript, no external
+//! The HTML report of a campaign: parameters, tool versions, summary, per
+//! technique the class table with sizes, and per class its sample runs as
+//! the technique shows them ([`crate::technique::RunView`]: for debugger
+//! techniques the traces side by side, one column per debugger, one row per
+//! action, the divergent row highlighted). Static HTML, inline CSS, no JavaScript, no external
 //! resources; templates are minijinja `*.html`, so every value (program
 //! output, variable values: untrusted) is escaped.
 //!
@@ -24,11 +25,12 @@
 
 mod rows;
 
-pub use rows::{Row, describe_output, side_by_side_rows};
+pub use rows::{Row, describe_output, side_by_side_rows, trace_table};
 
 use crate::model::{ClassKey, ToolInfo};
 use crate::run::RunRecord;
 use crate::store::CampaignSummary;
+use crate::technique::RunView;
 use anyhow::Context;
 use minijinja::{Environment, context};
 use serde::Serialize;
@@ -45,6 +47,20 @@ pub struct ReportInput {
     pub tools: Vec<ToolInfo>,
     /// Run counts and durations (from [`crate::store::Store::summary`]).
     pub summary: CampaignSummary,
+    /// One section per technique with classes, in the order shown.
+    pub sections: Vec<ReportSection>,
+}
+
+/// The classes of one technique ([`crate::technique::Technique`]).
+#[derive(Debug, Clone)]
+pub struct ReportSection {
+    /// Heading ([`crate::technique::Technique::title`]).
+    pub title: String,
+    /// What the class key's parts mean ([`crate::technique::Technique::class_legend`]).
+    pub legend: String,
+    /// One column per class key part ([`crate::ClassPartSpec::header`]), in
+    /// the order of [`ClassReport::parts`].
+    pub headers: Vec<String>,
     /// The classes in the order they are listed (largest first, by convention).
     pub classes: Vec<ClassReport>,
 }
@@ -54,30 +70,30 @@ pub struct ReportInput {
 pub struct ClassReport {
     /// The class key.
     pub key: ClassKey,
+    /// The key's part values under [`ReportSection::headers`] (empty for a
+    /// part the key lacks).
+    pub parts: Vec<String>,
     /// Number of runs in the class (not only the samples).
     pub size: u64,
     /// A reading of the class (policy difference, bug, normalization gap).
     pub note: Option<String>,
-    /// Runs to show with their traces side by side (with `id` set, for the
-    /// replay and reproducer commands shown next to them).
-    pub samples: Vec<RunRecord>,
+    /// Runs to show (with `id` set, for the replay and reproducer commands
+    /// shown next to them), each with the technique's view of it.
+    pub samples: Vec<(RunRecord, RunView)>,
 }
 
 #[derive(Serialize)]
-struct SampleView {
+struct SampleView<'a> {
     id: String,
     subject: String,
     seed: u64,
-    detail: String,
-    /// `after action 3 (step over)`, empty without a finding.
-    divergence: String,
-    debuggers: Vec<String>,
-    rows: Vec<Row>,
+    view: &'a RunView,
 }
 
 /// Writes `index.html` and one `class-N.html` per class into `dir`
-/// (created if needed, existing files of those names overwritten); returns
-/// the path of `index.html`. Every value is HTML-escaped.
+/// (classes numbered across sections, from 1; created if needed, existing
+/// files of those names overwritten); returns the path of `index.html`.
+/// Every value is HTML-escaped.
 ///
 /// Errors: I/O errors, template errors.
 pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
@@ -86,20 +102,30 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
     env.add_template("style.html", include_str!("report/style.html"))?;
     env.add_template("index.html", include_str!("report/index.html"))?;
     env.add_template("class.html", include_str!("report/class.html"))?;
-    let classes: Vec<_> = input
-        .classes
+    let mut n = 0;
+    let sections: Vec<_> = input
+        .sections
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
+        .map(|s| {
+            let classes: Vec<_> = s
+                .classes
+                .iter()
+                .map(|c| {
+                    n += 1;
+                    context! {
+                        n => n,
+                        key => c.key.to_string(),
+                        parts => c.parts.clone(),
+                        size => c.size,
+                        note => c.note.clone(),
+                    }
+                })
+                .collect();
             context! {
-                n => i + 1,
-                key => c.key.to_string(),
-                divergence => c.key.divergence.as_str(),
-                action => c.key.last_action.as_str(),
-                node => c.key.ast_node.clone(),
-                policy => c.key.policy.clone(),
-                size => c.size,
-                note => c.note.clone(),
+                title => s.title.clone(),
+                legend => s.legend.clone(),
+                headers => s.headers.clone(),
+                classes => classes,
             }
         })
         .collect();
@@ -114,31 +140,20 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
         class_count => s.classes,
         median_ms => format!("{:.0}", s.median_duration_ms),
         total_s => format!("{:.1}", s.total_duration_ms / 1000.0),
-        classes => classes,
+        sections => sections,
     })?;
     let index_path = dir.join("index.html");
     std::fs::write(&index_path, index)?;
     let tmpl = env.get_template("class.html")?;
-    for (i, c) in input.classes.iter().enumerate() {
+    for (i, c) in input.sections.iter().flat_map(|s| &s.classes).enumerate() {
         let samples: Vec<SampleView> = c
             .samples
             .iter()
-            .map(|r| SampleView {
+            .map(|(r, view)| SampleView {
                 id: r.id.map(|i| i.to_string()).unwrap_or_default(),
                 subject: r.subject.name.clone(),
                 seed: r.seed,
-                detail: r.verdict.finding().map(|f| f.detail.clone()).unwrap_or_default(),
-                divergence: r
-                    .verdict
-                    .finding()
-                    .map(|f| format!("after action {} ({})", f.action_index, f.last_action))
-                    .unwrap_or_default(),
-                debuggers: r
-                    .debuggers
-                    .iter()
-                    .map(|d| format!("{} ({})", d.name, d.version))
-                    .collect(),
-                rows: side_by_side_rows(r),
+                view,
             })
             .collect();
         let page = tmpl.render(context! {

@@ -6,12 +6,16 @@
 //! auto-increment column).
 //!
 //! Table `runs`: one row per run, with the columns that queries filter and
-//! group on (technique, campaign, subject, seed, verdict, class key and its
-//! parts, debuggers, duration) and the whole [`RunRecord`] as JSON
-//! (`record_json`, traces included). Seeds are `u64` stored as the `i64`
+//! group on (technique, campaign, subject, seed, verdict, the class key's
+//! `Display` form in `class_key` and the key itself as JSON in `class_json`,
+//! the parts named `divergence`, `last_action`, `node` and `policy` when the
+//! technique's key has them, debuggers, duration) and the whole
+//! [`RunRecord`] as JSON (`record_json`, traces included). Seeds are `u64` stored as the `i64`
 //! with the same bit pattern (`BIGINT`); durations are milliseconds
 //! (`REAL`/`DOUBLE PRECISION`), `started_at_ms` milliseconds since the Unix
-//! epoch. Table `doppel_schema` holds the schema version.
+//! epoch. Table `doppel_schema` holds the schema version; a store of an
+//! older version is migrated when opened (`store/migrate.rs`), one of a newer
+//! version is refused.
 //!
 //! Duplicate keys: the run key is unique, and storing a run whose key exists
 //! *replaces* the stored record and keeps its id (an upsert). Neither an
@@ -22,6 +26,7 @@
 //! writes a key twice on its own.
 
 pub mod cap;
+mod migrate;
 pub mod queue;
 pub mod retry;
 
@@ -170,13 +175,16 @@ async fn probe(url: &str, postgres: bool) -> anyhow::Result<()> {
 }
 
 /// Version of the schema this code creates and reads (table `doppel_schema`).
-pub const SCHEMA_VERSION: i64 = 1;
+///
+/// 1: the first release. 2: technique-tagged class keys (`ClassKey` =
+/// technique + named parts, in `record_json` and the new `class_json` column).
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Key of the PostgreSQL advisory lock held while the schema is created.
 const SCHEMA_LOCK: i64 = 0x646f_7070_656c; // "doppel"
 
 const COLUMNS: &str = "key, technique, campaign, subject_name, subject_hash, seed, verdict, class_key, \
-     divergence, last_action, ast_node, policy, debuggers, duration_ms, started_at_ms, record_json";
+     divergence, last_action, ast_node, policy, debuggers, duration_ms, started_at_ms, record_json, class_json";
 
 impl Store {
     /// Opens (and creates, if needed) the store at `url`:
@@ -235,7 +243,8 @@ impl Store {
                 "CREATE TABLE IF NOT EXISTS runs (id {id}, key TEXT NOT NULL UNIQUE, technique TEXT NOT NULL, \
                  campaign TEXT NOT NULL, subject_name TEXT NOT NULL, subject_hash TEXT NOT NULL, seed BIGINT NOT NULL, \
                  verdict TEXT NOT NULL, class_key TEXT, divergence TEXT, last_action TEXT, ast_node TEXT, policy TEXT, \
-                 debuggers TEXT NOT NULL, duration_ms {real} NOT NULL, started_at_ms BIGINT NOT NULL, record_json TEXT NOT NULL)"
+                 debuggers TEXT NOT NULL, duration_ms {real} NOT NULL, started_at_ms BIGINT NOT NULL, record_json TEXT NOT NULL, \
+                 class_json TEXT)"
             ),
             "CREATE INDEX IF NOT EXISTS runs_class ON runs (class_key)".to_string(),
             // `technique` alone (finished_keys) and with a campaign; `campaign` alone (reports).
@@ -272,7 +281,15 @@ impl Store {
                     .await?;
             }
             Some(v) if v > SCHEMA_VERSION => {
-                anyhow::bail!("the store has schema version {v}; this doppel knows only up to {SCHEMA_VERSION}")
+                anyhow::bail!(
+                    "the store has schema version {v}, written by a newer doppel; this doppel reads versions up to \
+                     {SCHEMA_VERSION}: use a newer doppel, or another store"
+                )
+            }
+            Some(v) if v < SCHEMA_VERSION => {
+                migrate::upgrade(&mut tx, v)
+                    .await
+                    .with_context(|| format!("migrating the store from schema version {v} to {SCHEMA_VERSION}"))?;
             }
             Some(_) => {}
         }
@@ -351,14 +368,15 @@ impl Store {
             .map(|d| d.name.as_str())
             .collect::<Vec<_>>()
             .join(",");
+        let class_json = f.map(|f| serde_json::to_string(&f.class)).transpose()?;
         let sql = format!(
-            "INSERT INTO runs ({COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) \
+            "INSERT INTO runs ({COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) \
              ON CONFLICT (key) DO UPDATE SET technique=excluded.technique, campaign=excluded.campaign, \
              subject_name=excluded.subject_name, subject_hash=excluded.subject_hash, seed=excluded.seed, \
              verdict=excluded.verdict, class_key=excluded.class_key, divergence=excluded.divergence, \
              last_action=excluded.last_action, ast_node=excluded.ast_node, policy=excluded.policy, \
              debuggers=excluded.debuggers, duration_ms=excluded.duration_ms, started_at_ms=excluded.started_at_ms, \
-             record_json=excluded.record_json"
+             record_json=excluded.record_json, class_json=excluded.class_json"
         );
         // No `RETURNING` and no transaction: sqlx stops stepping a SQLite
         // statement after the row it returns, so the autocommit happens when
@@ -379,14 +397,15 @@ impl Store {
             .bind(run.seed as i64)
             .bind(run.verdict.name().to_string())
             .bind(class)
-            .bind(f.map(|f| f.class.divergence.as_str().to_string()))
-            .bind(f.map(|f| f.class.last_action.as_str().to_string()))
-            .bind(f.map(|f| f.class.ast_node.clone()))
-            .bind(f.and_then(|f| f.class.policy.clone()))
+            .bind(f.and_then(|f| f.class.part("divergence").map(str::to_string)))
+            .bind(f.and_then(|f| f.class.part("last_action").map(str::to_string)))
+            .bind(f.and_then(|f| f.class.part("node").map(str::to_string)))
+            .bind(f.and_then(|f| f.class.part("policy").map(str::to_string)))
             .bind(debuggers)
             .bind(run.duration_ms)
             .bind(run.started_at_ms)
             .bind(json)
+            .bind(class_json)
             .execute(&mut *conn)
             .await
             .with_context(context)?;
@@ -450,7 +469,7 @@ impl Store {
     pub async fn classes(&self, filter: &RunFilter) -> anyhow::Result<Vec<ClassSummary>> {
         let (cond, binds) = Self::filter_sql(filter, 1);
         let sql = format!(
-            "SELECT class_key, COUNT(*), MIN(id) FROM runs WHERE class_key IS NOT NULL{cond} \
+            "SELECT class_key, COUNT(*), MIN(id), MIN(class_json) FROM runs WHERE class_key IS NOT NULL{cond} \
              GROUP BY class_key ORDER BY COUNT(*) DESC, class_key"
         );
         let mut q = sqlx::query(AssertSqlSafe(sql));
@@ -462,7 +481,7 @@ impl Store {
             .map(|r| {
                 let key: String = r.try_get(0)?;
                 Ok(ClassSummary {
-                    key: ClassKey::parse(&key).with_context(|| format!("bad class key in the store: {key}"))?,
+                    key: class_of(r.try_get(3)?).with_context(|| format!("bad class key in the store: {key}"))?,
                     size: r.try_get::<i64, _>(1)? as u64,
                     first_run: r.try_get(2)?,
                 })
@@ -476,7 +495,7 @@ impl Store {
             id: r.try_get(0)?,
             subject_name: r.try_get(1)?,
             seed: r.try_get::<i64, _>(2)? as u64,
-            class_key: class.as_deref().and_then(ClassKey::parse),
+            class_key: class.map(Some).map(class_of).transpose()?,
             verdict: r.try_get(4)?,
             duration_ms: r.try_get(5)?,
         })
@@ -510,7 +529,7 @@ impl Store {
     ) -> anyhow::Result<Vec<RunSummary>> {
         let (cond, binds) = Self::filter_sql(filter, 3);
         let sql = format!(
-            "SELECT id, subject_name, seed, class_key, verdict, duration_ms FROM runs WHERE class_key = $1{cond} ORDER BY id LIMIT $2"
+            "SELECT id, subject_name, seed, class_json, verdict, duration_ms FROM runs WHERE class_key = $1{cond} ORDER BY id LIMIT $2"
         );
         let mut q = sqlx::query(AssertSqlSafe(sql)).bind(key.to_string()).bind(limit as i64);
         for b in binds {
@@ -615,6 +634,12 @@ impl Store {
     pub fn is_postgres(&self) -> bool {
         self.postgres
     }
+}
+
+/// A class key from its `class_json` column.
+fn class_of(json: Option<String>) -> anyhow::Result<ClassKey> {
+    let json = json.context("the class has no class_json")?;
+    serde_json::from_str(&json).with_context(|| format!("class_json does not parse: {json}"))
 }
 
 /// `url` with the password of its user part (`user:secret@host`) replaced

@@ -4,7 +4,9 @@
 mod support;
 
 use doppel_core::process::Sandbox;
-use doppel_core::report::{ClassReport, ReportInput, describe_output, side_by_side_rows, write_html};
+use doppel_core::report::{
+    ClassReport, ReportInput, ReportSection, describe_output, side_by_side_rows, trace_table, write_html,
+};
 use doppel_core::store::CampaignSummary;
 use doppel_core::*;
 use std::time::Duration;
@@ -29,11 +31,26 @@ fn input() -> ReportInput {
             median_duration_ms: 120.0,
             total_duration_ms: 960.0,
         },
-        classes: vec![ClassReport {
-            key: k,
-            size: 5,
-            note: Some("normalization gap <b>".into()),
-            samples: vec![sample],
+        sections: vec![ReportSection {
+            title: "differential testing".into(),
+            legend: "divergence type, last action, AST node".into(),
+            headers: vec!["divergence".into(), "last action".into(), "AST node".into()],
+            classes: vec![ClassReport {
+                parts: vec!["pause_location".into(), "step_over".into(), "for_statement".into()],
+                key: k,
+                size: 5,
+                note: Some("normalization gap <b>".into()),
+                samples: vec![(
+                    sample.clone(),
+                    technique::RunView {
+                        lines: vec![
+                            "Diverged after action 3 (step over).".into(),
+                            sample.verdict.finding().unwrap().detail.clone(),
+                        ],
+                        tables: vec![trace_table(&sample)],
+                    },
+                )],
+            }],
         }],
     }
 }

@@ -36,6 +36,7 @@ pub mod backend;
 pub mod compare;
 pub mod normalize;
 pub mod protocol;
+pub mod record;
 pub mod registry;
 pub mod repro;
 

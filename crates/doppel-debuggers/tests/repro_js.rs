@@ -143,14 +143,11 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
     let mut r = run_of(1);
     let at = Location::line("prog.js", 5);
     r.verdict = Verdict::Divergence(doppel_core::Finding {
-        class: doppel_core::ClassKey {
-            divergence: doppel_core::DivergenceKind::BreakpointLocation,
-            last_action: doppel_core::ActionKind::SetBreakpoint,
-            ast_node: "Program".into(),
-            policy: Some("slide_vs_reject".into()),
-            transformations: None,
-            signature: None,
-        },
+        class: doppel_core::ClassKey::new("differential")
+            .with("divergence", "breakpoint_location")
+            .with("last_action", "set_breakpoint")
+            .with("node", "Program")
+            .with_prefixed("policy", "policy", "slide_vs_reject"),
         action_index: 0,
         last_action: Action::SetBreakpoint { at },
         line: Some(5),

@@ -23,9 +23,7 @@ use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference, rust};
 use doppel_core::store::Store;
-use doppel_core::{
-    Action, ActionKind, ClassKey, DivergenceKind, ExecAction, Finding, Language, RunRecord, Subject, Verdict,
-};
+use doppel_core::{Action, ExecAction, Finding, Language, RunRecord, Subject, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::c::{BuildCache, CSyntax};
 use serde::{Deserialize, Serialize};
@@ -788,7 +786,7 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
     let culprit_name = culprit.map(|c| c.signature());
     let (divergence, detail) = match &f.verdict.verdict {
         CheckVerdict::WrongValue { expected, actual } => (
-            DivergenceKind::WrongValue,
+            triage::FindingKind::WrongValue,
             format!(
                 "{} at line {} of {} built with {} -{}: {} shows {} = {} (rendered '{}'), the -O0 value is {}; {}",
                 f.reference.pair.variable.name,
@@ -811,17 +809,13 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
                 }
             ),
         ),
-        other => (DivergenceKind::ToolFailure, format!("{} failed: {other}", f.debugger)),
+        other => (
+            triage::FindingKind::ToolFailure,
+            format!("{} failed: {other}", f.debugger),
+        ),
     };
     let signature = triage::signature(&b.compiler.tag(), &b.level, suspect, culprit_name.as_deref(), kind);
-    let class = ClassKey {
-        divergence,
-        last_action: ActionKind::Resume,
-        ast_node: f.ast_node.clone(),
-        policy: None,
-        transformations: None,
-        signature: Some(format!("{signature},{}", f.debugger)),
-    };
+    let class = triage::class_key(&format!("{signature},{}", f.debugger), divergence, &f.ast_node);
     let augmented_text =
         (!b.augmented.is_empty()).then(|| std::fs::read_to_string(&b.subject.source).unwrap_or_default());
     RunRecord {

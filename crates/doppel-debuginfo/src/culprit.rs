@@ -119,13 +119,13 @@ pub async fn bisect_record(
     let culprit = result?;
     r.config["culprit"] = serde_json::to_value(&culprit).map_err(|e| e.to_string())?;
     if let doppel_core::Verdict::Divergence(f) = &mut r.verdict
-        && let Some(sig) = &f.class.signature
+        && let Some(sig) = f.class.part("signature").map(str::to_string)
     {
         // compiler,level,suspect,culprit,kind,debugger
         let mut parts: Vec<String> = sig.split(',').map(str::to_string).collect();
         if parts.len() == 6 {
             parts[3] = culprit.signature().replace([',', '|'], ";");
-            f.class.signature = Some(parts.join(","));
+            f.class.set_part("signature", parts.join(","));
         }
     }
     Ok(culprit)

@@ -25,6 +25,9 @@
 //! `rust`: Rust seeds (section 6.1), references from the -O0 build in GDB,
 //! the barrier in a crate of its own, the same checker and records.
 //!
+//! `technique`: the technique seam (show, replay, repro, report) for the
+//! commands.
+//!
 //! The types below are the plain data that crosses these steps.
 
 pub mod augment;
@@ -44,6 +47,7 @@ pub mod replay;
 pub mod rust;
 pub mod seed;
 pub mod shadow;
+pub mod technique;
 pub mod toolchain;
 pub mod triage;
 pub mod value;

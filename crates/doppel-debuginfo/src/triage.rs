@@ -85,9 +85,89 @@ pub fn signature(compiler_tag: &str, level: &str, suspect: Suspect, culprit: Opt
     format!("{compiler_tag},{level},{suspect},{culprit},{kind}")
 }
 
+/// The parts of a debug-information class key, in `Display` order
+/// (`debuginfo:gcc-12.2.0,Os,different_stop,-fschedule-insns2,int,gdb|wrong_value|resume|expression_statement`):
+/// the dedup signature ([`signature`] plus the debugger), what the check
+/// found ([`FindingKind`]), how the debugger reached the line (always
+/// `resume`: it continued to the line's breakpoint), and the line's AST node.
+pub const CLASS_PARTS: [doppel_core::ClassPartSpec; 4] = [
+    doppel_core::ClassPartSpec {
+        name: "signature",
+        prefix: Some("debuginfo"),
+        optional: false,
+        header: "signature",
+    },
+    doppel_core::ClassPartSpec {
+        name: "finding",
+        prefix: None,
+        optional: false,
+        header: "finding",
+    },
+    doppel_core::ClassPartSpec {
+        name: "reached_by",
+        prefix: None,
+        optional: false,
+        header: "reached by",
+    },
+    doppel_core::ClassPartSpec {
+        name: "node",
+        prefix: None,
+        optional: false,
+        header: "AST node",
+    },
+];
+
+/// What a stored debug-information finding is about (the `finding` part of
+/// its class key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// The debugger showed another value than the -O0 reference.
+    WrongValue,
+    /// The debugger failed while checking the pair.
+    ToolFailure,
+}
+
+impl FindingKind {
+    /// Stable name (`wrong_value`, `tool_failure`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::WrongValue => "wrong_value",
+            FindingKind::ToolFailure => "tool_failure",
+        }
+    }
+}
+
+/// The class key of a finding: `signature` (with the debugger), what was
+/// found, and the AST node type of the checked line.
+pub fn class_key(signature: &str, finding: FindingKind, node: &str) -> doppel_core::ClassKey {
+    doppel_core::ClassKey::new(crate::campaign::TECHNIQUE)
+        .with_prefixed("signature", "debuginfo", signature)
+        .with("finding", finding.as_str())
+        .with("reached_by", "resume")
+        .with("node", node)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_keys_read_as_before_and_parse_back() {
+        let k = class_key(
+            "gcc-12.2.0,Os,different_stop,-fschedule-insns2,int,gdb",
+            FindingKind::WrongValue,
+            "expression_statement",
+        );
+        assert_eq!(
+            k.to_string(),
+            "debuginfo:gcc-12.2.0,Os,different_stop,-fschedule-insns2,int,gdb|wrong_value|resume|expression_statement"
+        );
+        assert_eq!(
+            doppel_core::ClassKey::parse("debuginfo", &k.to_string(), &CLASS_PARTS),
+            Some(k)
+        );
+    }
 
     fn wrong(a: &str) -> CheckVerdict {
         CheckVerdict::WrongValue {

@@ -97,32 +97,7 @@ pub fn run_key(spec: &CampaignSpec, subject: &Subject, seed: u64) -> String {
 /// (`scripts.prelude` / `scripts.epilogue`: `[{name, text}]`), so a replay
 /// does not depend on the cache or the corpus it came from.
 pub fn run_config(spec: &CampaignSpec, prepared: &Prepared) -> serde_json::Value {
-    let scripts = |paths: &[std::path::PathBuf]| -> Vec<serde_json::Value> {
-        paths
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "name": p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                    "text": std::fs::read_to_string(p).unwrap_or_default(),
-                })
-            })
-            .collect()
-    };
-    let mut config = serde_json::json!({
-        "debuggers": spec.debuggers,
-        "diff": spec.diff,
-        "debugger": spec.debugger,
-        "executables": spec.executables,
-        "source_text": prepared.source_text,
-    });
-    let s = &prepared.subject;
-    if !s.prelude.is_empty() || !s.epilogue.is_empty() {
-        config["scripts"] = serde_json::json!({
-            "prelude": scripts(&s.prelude),
-            "epilogue": scripts(&s.epilogue),
-        });
-    }
-    config
+    crate::record::DiffRecord::new(spec, prepared).to_value()
 }
 
 /// The work items of a campaign: every (subject, seed) pair, subjects

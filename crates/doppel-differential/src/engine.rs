@@ -19,8 +19,8 @@ use crate::config::{BreakpointLines, DiffConfig};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
-    Action, ClassKey, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output, ProgramState, Subject,
-    Trace, Verdict,
+    Action, DivergenceKind, Event, EventKind, ExecAction, Finding, Location, Output, ProgramState, Subject, Trace,
+    Verdict,
 };
 use doppel_debuggers::Debugger;
 use futures::future::join_all;
@@ -124,14 +124,7 @@ async fn drive(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let finding = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| {
         Verdict::Divergence(Finding {
-            class: ClassKey {
-                divergence: d.kind,
-                last_action: action.kind(),
-                ast_node: node_type(line),
-                policy: d.policy,
-                transformations: None,
-                signature: None,
-            },
+            class: crate::class::class_key(d.kind, action.kind(), node_type(line), d.policy.as_deref()),
             action_index: rec.actions - 1,
             last_action: action,
             line,

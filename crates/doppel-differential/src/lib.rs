@@ -3,22 +3,30 @@
 //!
 //! - [`config`]: the knobs of Algorithm 1 (`doppel.toml` table `[diff]`);
 //! - [`engine`]: one run, Algorithm 1 generalized to N debuggers;
+//! - [`class`]: the class key's parts (divergence, last action, AST node, policy);
 //! - [`oracle`]: the comparison of outputs (`doppel_debuggers::compare`,
 //!   after `doppel_debuggers::normalize`) plus known policies;
 //! - [`campaign`]: many runs over a job pool, stored as they finish;
 //! - [`completion`]: completed runs per number of execution actions (DBDB Figure 7);
+//! - [`record`]: what a run stores (configuration and input), written and read through one type;
 //! - [`reclassify`]: re-judging stored runs under the current rules;
+//! - [`replay`]: a stored run again, its subject rebuilt from the stored input;
+//! - [`technique`]: the technique seam (show, replay, repro, reclassify, report) for the commands.
 //!
 //! Normalization, output comparison and the reproducer writers live in
 //! `doppel-debuggers` (shared with metamorphic testing); [`normalize`] and
 //! [`repro`] are re-exported here for existing callers.
 
 pub mod campaign;
+pub mod class;
 pub mod completion;
 pub mod config;
 pub mod engine;
 pub mod oracle;
 pub mod reclassify;
+pub mod record;
+pub mod replay;
+pub mod technique;
 
 pub use config::{ActionWeights, BreakpointLines, DiffConfig};
 

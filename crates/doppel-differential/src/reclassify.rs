@@ -11,7 +11,7 @@
 use crate::config::DiffConfig;
 use crate::normalize;
 use crate::oracle;
-use doppel_core::{Action, ClassKey, EventKind, Output, ProgramState, RunRecord, Verdict};
+use doppel_core::{Action, EventKind, Output, ProgramState, RunRecord, Verdict};
 
 /// Outputs per action per trace: `[action][trace]`.
 fn outputs_by_action(run: &RunRecord) -> Vec<(Action, Vec<Option<Output>>)> {
@@ -72,14 +72,7 @@ pub fn reclassify(run: &RunRecord, cfg: &DiffConfig) -> Option<Verdict> {
         oracle::policy(before.as_ref(), exec, &norm, &d)
     };
     let mut finding = f.clone();
-    finding.class = ClassKey {
-        divergence: d.kind,
-        last_action: action.kind(),
-        ast_node: f.class.ast_node.clone(),
-        policy: d.policy,
-        signature: f.class.signature.clone(),
-        transformations: f.class.transformations.clone(),
-    };
+    finding.class = crate::class::rejudged(&f.class, d.kind, action.kind(), d.policy.as_deref());
     finding.detail = d.detail;
     Some(Verdict::Divergence(finding))
 }
@@ -151,14 +144,7 @@ mod tests {
             config: serde_json::json!({}),
             debuggers: traces.iter().map(|t| t.debugger.clone()).collect(),
             verdict: Verdict::Divergence(Finding {
-                class: ClassKey {
-                    divergence: DivergenceKind::Variables,
-                    last_action: ActionKind::Start,
-                    ast_node: "translation_unit".into(),
-                    policy: None,
-                    transformations: None,
-                    signature: None,
-                },
+                class: crate::class::class_key(DivergenceKind::Variables, ActionKind::Start, "translation_unit", None),
                 action_index: 0,
                 last_action: Action::Start,
                 line: None,
@@ -180,7 +166,7 @@ mod tests {
     fn a_real_difference_keeps_its_class_and_gets_a_fresh_detail() {
         let v = reclassify(&run("1 '\\001'", "'\\xf7'"), &DiffConfig::default()).unwrap();
         let f = v.finding().unwrap();
-        assert_eq!(f.class.divergence, DivergenceKind::Variables);
+        assert_eq!(f.class.part("divergence"), Some("variables"));
         assert!(f.detail.contains("lldb: c:unsigned char='\\xf7'"), "{}", f.detail);
     }
 }

@@ -233,11 +233,14 @@ async fn different_sliding_is_a_breakpoint_location_divergence() {
         b2.slide_to = b.slide_to;
         let out = run(fake("a"), b2, seed, &cfg()).await;
         if let Verdict::Divergence(f) = &out.verdict {
-            assert_eq!(f.class.divergence, DivergenceKind::BreakpointLocation);
-            assert_eq!(f.class.last_action, ActionKind::SetBreakpoint);
+            assert_eq!(
+                f.class.part("divergence"),
+                Some(DivergenceKind::BreakpointLocation.as_str())
+            );
+            assert_eq!(f.class.part("last_action"), Some(ActionKind::SetBreakpoint.as_str()));
             let line = f.line.expect("breakpoint line");
             assert!(!(3..=10).contains(&line), "only non-code lines slide: {line}");
-            assert_eq!(f.class.ast_node, format!("node{line}"));
+            assert_eq!(f.class.part("node"), Some(format!("node{line}").as_str()));
             found = true;
         }
     }
@@ -262,7 +265,11 @@ async fn a_planted_wrong_pause_is_found_at_its_action() {
         .await;
         match &out.verdict {
             Verdict::Divergence(f) => {
-                assert_eq!(f.class.divergence, DivergenceKind::PauseLocation, "{f:?}");
+                assert_eq!(
+                    f.class.part("divergence"),
+                    Some(DivergenceKind::PauseLocation.as_str()),
+                    "{f:?}"
+                );
                 let exec_actions = out.traces[0]
                     .actions()
                     .filter(|a| matches!(a, doppel_core::Action::Exec { .. }))
@@ -287,9 +294,9 @@ async fn one_hanging_debugger_is_a_tool_failure_and_both_hanging_is_inconclusive
     b.hang_on_start = true;
     let out = run(fake("a"), b, 1, &cfg()).await;
     let f = out.verdict.finding().expect("divergence");
-    assert_eq!(f.class.divergence, DivergenceKind::ToolFailure);
-    assert_eq!(f.class.last_action, ActionKind::Start);
-    assert_eq!(f.class.ast_node, "translation_unit");
+    assert_eq!(f.class.part("divergence"), Some(DivergenceKind::ToolFailure.as_str()));
+    assert_eq!(f.class.part("last_action"), Some(ActionKind::Start.as_str()));
+    assert_eq!(f.class.part("node"), Some("translation_unit"));
 
     let (mut a, mut b) = (fake("a"), fake("b"));
     a.hang_on_start = true;

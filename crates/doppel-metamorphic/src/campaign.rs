@@ -281,37 +281,32 @@ pub fn record(spec: &MetaSpec, sequence: &str, seed: u64, t: &TestRecord) -> Run
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
     let s = &t.initial.subject;
-    let mut config = serde_json::json!({
-        "meta": spec.meta,
-        "debugger": debugger_config(&spec.debugger_config),
-        "debugger_name": spec.debugger,
-        "round": t.round,
-        "chain": t.chain,
-        "transformation": t.applied,
-        "skipped": t.skipped.iter().map(|(k, r)| serde_json::json!({"transformation": k, "reason": r})).collect::<Vec<_>>(),
-        "source_text": t.initial.text,
-        "follow_up": {
-            "subject": t.follow_up.subject,
-            "source_text": t.follow_up.text,
+    let scripts = doppel_debuggers::record::StoredScripts::read(&s.prelude, &s.epilogue);
+    let config = crate::record::MetaRecord {
+        meta: spec.meta.clone(),
+        debugger_name: spec.debugger.clone(),
+        round: t.round,
+        chain: t.chain.clone(),
+        transformation: t.applied.clone(),
+        skipped: t
+            .skipped
+            .iter()
+            .map(|(k, r)| crate::record::Skipped {
+                transformation: *k,
+                reason: r.clone(),
+            })
+            .collect(),
+        follow_up: crate::record::FollowUpProgram {
+            subject: t.follow_up.subject.clone(),
+            source_text: t.follow_up.text.clone(),
         },
-    });
-    if !s.prelude.is_empty() || !s.epilogue.is_empty() {
-        let scripts = |paths: &[std::path::PathBuf]| -> Vec<serde_json::Value> {
-            paths
-                .iter()
-                .map(|p| {
-                    serde_json::json!({
-                        "name": p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                        "text": std::fs::read_to_string(p).unwrap_or_default(),
-                    })
-                })
-                .collect()
-        };
-        config["scripts"] = serde_json::json!({
-            "prelude": scripts(&s.prelude),
-            "epilogue": scripts(&s.epilogue),
-        });
+        input: doppel_debuggers::record::DebuggerInput {
+            source_text: t.initial.text.clone(),
+            scripts: (!scripts.is_empty()).then_some(scripts),
+            debugger: debugger_config(&spec.debugger_config),
+        },
     }
+    .to_value();
     let mut traces = vec![t.initial_trace.clone()];
     traces.extend(t.follow_up_trace.clone());
     RunRecord {

@@ -18,6 +18,8 @@
 //! - [`round`]: one metamorphic test;
 //! - [`sequence`]: iterative testing (section 3.3);
 //! - [`repro`]: the two inputs of a test as stand-alone reproducers;
+//! - [`record`]: what a test stores (configuration, inputs), written and read through one type;
+//! - [`technique`]: the technique seam (show, replay, repro, report) for the commands;
 //! - [`campaign`]: many sequences over a job pool, stored as they finish.
 
 pub mod action;
@@ -25,11 +27,13 @@ pub mod campaign;
 pub mod config;
 pub mod follow_up;
 pub mod program;
+pub mod record;
 pub mod relation;
 pub mod repro;
 pub mod round;
 pub mod script;
 pub mod sequence;
+pub mod technique;
 #[cfg(test)]
 mod test_support;
 pub mod transformation;

@@ -18,10 +18,8 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     if run.traces.len() < 2 {
         return Err("this test has no follow-up run (no transformation applied or the program did not build)".into());
     }
-    let c = &run.config;
-    let follow_text = c["follow_up"]["source_text"]
-        .as_str()
-        .ok_or("the test stores no follow-up program")?;
+    let c = crate::record::MetaRecord::of(run).map_err(|e| format!("{e:#}"))?;
+    let follow_text = c.follow_up.source_text.as_str();
     let mut initial = run.clone();
     initial.traces = vec![run.traces[0].clone()];
     initial.verdict = Verdict::ProgramFinished { actions: 0 };
@@ -30,28 +28,23 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
     follow.traces = vec![run.traces[1].clone()];
     follow.debuggers.truncate(1);
     follow.config["source_text"] = serde_json::Value::String(follow_text.to_string());
-    if let Ok(s) = serde_json::from_value(c["follow_up"]["subject"].clone()) {
-        follow.subject = s;
-    }
+    follow.subject = c.follow_up.subject.clone();
     let mut files = Vec::new();
     for (dir, r) in [("initial", &initial), ("follow-up", &follow)] {
         for (name, text) in repro::build(r)?.files {
             files.push((format!("{dir}/{name}"), text));
         }
     }
-    let debugger = c["debugger_name"].as_str().unwrap_or("the debugger");
-    let chain: Vec<&str> = c["chain"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|t| t.as_str()).collect())
-        .unwrap_or_default();
+    let debugger = c.debugger_name.as_str();
+    let chain: Vec<String> = c.chain.iter().map(|t| t.to_string()).collect();
     let mut readme = format!(
         "# Metamorphic test of {debugger} (doppel, ISSTA'19 interactive metamorphic testing)\n\n\
          Two inputs that {debugger} must treat alike: `initial/` and `follow-up/`, each a\n\
          program with the debugging actions doppel issued. The follow-up was made from the\n\
          initial input by one transformation:\n\n    {}\n\n\
          (round {} of its sequence; transformations so far: {}).\n\n",
-        c["transformation"]["description"].as_str().unwrap_or("?"),
-        c["round"],
+        c.transformation.as_ref().map(|t| t.description.as_str()).unwrap_or("?"),
+        c.round,
         chain.join(" -> ")
     );
     match &run.verdict {

@@ -194,14 +194,13 @@ fn verdict(test: &round::Test, chain: &[Transformation]) -> Verdict {
             line,
             difference,
         } => Verdict::Divergence(Finding {
-            class: ClassKey {
-                divergence: difference.kind,
-                last_action: action.kind(),
-                ast_node: test.program.node_type(*line),
-                policy: difference.policy.clone(),
-                transformations: Some(MetaConfig::chain_key(chain)),
-                signature: None,
-            },
+            class: doppel_differential::class::with_debugger_parts(
+                ClassKey::new(crate::campaign::TECHNIQUE).with_prefixed("chain", "meta", MetaConfig::chain_key(chain)),
+                difference.kind,
+                action.kind(),
+                test.program.node_type(*line),
+                difference.policy.as_deref(),
+            ),
             action_index: *index,
             last_action: action.clone(),
             line: *line,

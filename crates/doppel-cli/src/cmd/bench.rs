@@ -1,4 +1,4 @@
-//! `doppel bench diff`: wall time per differential run with warm debugger
+//! `doppel bench diff` (and the dispatch of the other benchmarks; `bench engines` is in bench_engines.rs): wall time per differential run with warm debugger
 //! reuse against a fresh debugger process per run (DBDB's implementation),
 //! on the bundled corpus of the debuggers' language or the given programs
 //! (for the JavaScript debuggers: `doppel bench diff --debuggers
@@ -76,6 +76,16 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// JavaScript engines: scripts per second per engine on tiny JEST-sized
+    /// programs, warm workers, plus engine262 with semantics coverage.
+    Engines {
+        /// Programs per engine.
+        #[arg(long, default_value_t = 200)]
+        programs: usize,
+        /// Engines (default: every installed one).
+        #[arg(long, value_delimiter = ',')]
+        engines: Vec<String>,
+    },
 }
 
 struct Figures {
@@ -114,6 +124,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Engines { programs, engines } = a.what {
+        return super::bench_engines::run(programs, engines).await;
+    }
     if let BenchWhat::Debuginfo {
         csmith,
         seed,

@@ -46,12 +46,14 @@ pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
     if a.json {
         let rows: Vec<_> = classes
             .iter()
-            .map(|c| serde_json::json!({"class": c.key.to_string(), "size": c.size, "example_run": c.first_run}))
+            .map(|c| serde_json::json!({"class": c.key.to_string(), "technique": c.key.technique, "size": c.size, "example_run": c.first_run}))
             .collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{}", class_table(&classes));
+    for t in class_tables(&classes)? {
+        println!("{t}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -99,41 +101,38 @@ async fn by_actions(store: &Store, filter: &RunFilter, json: bool) -> anyhow::Re
     Ok(ExitCode::SUCCESS)
 }
 
-fn class_table(classes: &[doppel_core::store::ClassSummary]) -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    // Metamorphic warnings are classed by their transformation chain too.
-    let meta = classes.iter().any(|c| c.key.transformations.is_some());
-    // Debug-information findings by their signature (compiler, level,
-    // suspect, culprit, variable kind, debugger).
-    let debuginfo = classes.iter().any(|c| c.key.signature.is_some());
-    let mut header = vec!["size"];
-    if meta {
-        header.push("transformations");
-    }
-    if debuginfo {
-        header.push("signature");
-    }
-    header.extend(["divergence", "last action", "AST node", "policy", "example run"]);
-    t.set_header(header);
+/// One table per technique among `classes` (in registry order): size, the
+/// technique's class key parts, example run.
+fn class_tables(classes: &[doppel_core::store::ClassSummary]) -> anyhow::Result<Vec<Table>> {
     for c in classes {
-        let mut row = vec![c.size.to_string()];
-        if meta {
-            row.push(c.key.transformations.clone().unwrap_or_default());
-        }
-        if debuginfo {
-            row.push(c.key.signature.clone().unwrap_or_default());
-        }
-        row.extend([
-            c.key.divergence.as_str().to_string(),
-            c.key.last_action.as_str().to_string(),
-            c.key.ast_node.clone(),
-            c.key.policy.clone().unwrap_or_default(),
-            c.first_run.to_string(),
-        ]);
-        t.add_row(row);
+        crate::techniques::get(&c.key.technique)?;
     }
-    t
+    let mut tables = Vec::new();
+    for technique in crate::techniques::all() {
+        let mine: Vec<_> = classes.iter().filter(|c| c.key.technique == technique.tag()).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        let mut header = vec!["size"];
+        header.extend(technique.class_parts().iter().map(|p| p.header));
+        header.push("example run");
+        t.set_header(header);
+        for c in mine {
+            let mut row = vec![c.size.to_string()];
+            row.extend(
+                technique
+                    .class_parts()
+                    .iter()
+                    .map(|p| c.key.part(p.name).unwrap_or_default().to_string()),
+            );
+            row.push(c.first_run.to_string());
+            t.add_row(row);
+        }
+        tables.push(t);
+    }
+    Ok(tables)
 }
 
 pub async fn sample(a: SampleArgs, db: &str) -> anyhow::Result<ExitCode> {
@@ -169,8 +168,8 @@ pub async fn print_summary(store: &Store, filter: &RunFilter) -> anyhow::Result<
         s.runs, s.divergences, s.classes, s.median_duration_ms
     );
     let classes = store.classes(filter).await?;
-    if !classes.is_empty() {
-        println!("{}", class_table(&classes));
+    for t in class_tables(&classes)? {
+        println!("{t}");
     }
     Ok(())
 }

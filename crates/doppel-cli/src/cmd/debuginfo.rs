@@ -362,7 +362,7 @@ async fn bisect(a: BisectArgs, db: &str) -> anyhow::Result<ExitCode> {
                 .classes(&filter)
                 .await?
                 .into_iter()
-                .filter(|c| c.key.divergence == doppel_core::DivergenceKind::WrongValue)
+                .filter(|c| c.key.part("finding") == Some(doppel_debuginfo::triage::FindingKind::WrongValue.as_str()))
                 .map(|c| c.first_run),
         );
     }

@@ -2,6 +2,7 @@
 
 pub mod backends;
 pub mod bench;
+pub mod bench_engines;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
@@ -27,6 +28,32 @@ pub async fn load_run(store: &Store, id: i64) -> anyhow::Result<doppel_core::Run
         .run(id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("no run with id {id} in the store"))
+}
+
+/// What techniques need from the command line: the store and its build cache.
+pub fn technique_context(store: &Store, db: &str) -> doppel_core::technique::TechniqueContext {
+    doppel_core::technique::TechniqueContext {
+        store: store.clone(),
+        cache_dir: doppel_lang::prepare::cache_dir(db),
+    }
+}
+
+/// Prints evidence tables (`doppel show`), highlighted rows red.
+pub fn print_tables(tables: &[doppel_core::technique::EvidenceTable]) {
+    use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+    for table in tables {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        t.set_header(table.header.clone());
+        for row in &table.rows {
+            let color = if row.highlight { Color::Red } else { Color::Reset };
+            t.add_row(row.cells.iter().map(|c| Cell::new(c).fg(color)).collect::<Vec<_>>());
+        }
+        if let Some(c) = &table.caption {
+            println!("{c}:");
+        }
+        println!("{t}");
+    }
 }
 
 /// The campaign progress bar: hidden with `--quiet` or under CI; `unit`

@@ -1,10 +1,8 @@
-//! `doppel reclassify`: re-judges stored divergences with the current
-//! normalization rules and policies (no debugger runs).
+//! `doppel reclassify`: re-judges stored divergences with the current rules
+//! of their technique (no tool runs), for every technique that re-judges.
 
 use clap::Args;
 use doppel_core::store::RunFilter;
-use doppel_differential::DiffConfig;
-use doppel_differential::reclassify::reclassify;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -16,26 +14,26 @@ pub struct ReclassifyArgs {
 
 pub async fn run(a: ReclassifyArgs, db: &str) -> anyhow::Result<ExitCode> {
     let store = super::open_store(db).await?;
-    let filter = RunFilter {
-        technique: Some("differential".into()),
-        campaign: a.campaign,
-    };
     let (mut changed, mut vanished, mut total) = (0, 0, 0);
-    for id in store.divergent_run_ids(&filter).await? {
-        let Some(mut run) = store.run(id).await? else { continue };
-        total += 1;
-        // The run's own knobs; rules added since default to on.
-        let cfg: DiffConfig = serde_json::from_value(run.config["diff"].clone()).unwrap_or_default();
-        let Some(verdict) = reclassify(&run, &cfg) else {
-            continue;
+    for technique in crate::techniques::all().iter().filter(|t| t.reclassifies()) {
+        let filter = RunFilter {
+            technique: Some(technique.tag().into()),
+            campaign: a.campaign.clone(),
         };
-        if verdict != run.verdict {
-            if verdict.finding().is_none() {
-                vanished += 1;
+        for id in store.divergent_run_ids(&filter).await? {
+            let Some(mut run) = store.run(id).await? else { continue };
+            total += 1;
+            let Some(verdict) = technique.reclassify(&run) else {
+                continue;
+            };
+            if verdict != run.verdict {
+                if verdict.finding().is_none() {
+                    vanished += 1;
+                }
+                changed += 1;
+                run.verdict = verdict;
+                store.insert_run(&run).await?;
             }
-            changed += 1;
-            run.verdict = verdict;
-            store.insert_run(&run).await?;
         }
     }
     println!(

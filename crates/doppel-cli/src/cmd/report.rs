@@ -1,7 +1,7 @@
 //! `doppel report --out DIR`, and the report written at the end of `doppel diff --report DIR`.
 
 use clap::Args;
-use doppel_core::report::{ClassReport, ReportInput, write_html};
+use doppel_core::report::{ClassReport, ReportInput, ReportSection, write_html};
 use doppel_core::store::{RunFilter, Store};
 use doppel_differential::campaign::CampaignSpec;
 use std::path::{Path, PathBuf};
@@ -20,43 +20,22 @@ pub struct ReportArgs {
     pub per_class: usize,
 }
 
-/// The campaign parameters shown in the report.
+/// The campaign parameters of a differential campaign, shown in its report.
 pub fn parameters(spec: &CampaignSpec) -> Vec<(String, String)> {
-    let d = &spec.diff;
-    let mut p = vec![
-        ("campaign".to_string(), spec.name.clone()),
-        ("debuggers".into(), spec.debuggers.join(", ")),
-        ("breakpoints per line".into(), d.breakpoints_per_line.to_string()),
-        ("max breakpoints".into(), d.max_breakpoints.to_string()),
-        ("removal probability".into(), d.removal_probability.to_string()),
-        ("max actions".into(), d.max_actions.to_string()),
-        (
-            "action weights".into(),
-            format!(
-                "resume {}, step in {}, step over {}, step out {}",
-                d.weights.resume, d.weights.step_in, d.weights.step_over, d.weights.step_out
-            ),
-        ),
-        ("action timeout".into(), format!("{} ms", d.action_timeout_ms)),
-        ("compare columns".into(), d.compare_columns.to_string()),
-        ("warm reuse".into(), spec.debugger.warm.to_string()),
-        ("jobs".into(), spec.jobs.to_string()),
-    ];
-    let off: Vec<&str> = d
-        .normalization
-        .describe()
-        .into_iter()
-        .filter(|(_, on)| !on)
-        .map(|(n, _)| n)
-        .collect();
-    p.push((
-        "normalization".into(),
-        if off.is_empty() {
-            "all rules on (docs/normalization.md)".into()
-        } else {
-            format!("off: {}", off.join(", "))
+    let mut p = doppel_differential::technique::parameters(
+        &spec.name,
+        &doppel_differential::record::DiffRecord {
+            debuggers: spec.debuggers.clone(),
+            diff: spec.diff.clone(),
+            executables: spec.executables.clone(),
+            input: doppel_debuggers::record::DebuggerInput {
+                source_text: String::new(),
+                scripts: None,
+                debugger: spec.debugger.clone(),
+            },
         },
-    ));
+    );
+    p.insert(p.len() - 1, ("jobs".into(), spec.jobs.to_string()));
     p
 }
 
@@ -73,39 +52,52 @@ async fn write_with(
     per_class: usize,
 ) -> anyhow::Result<PathBuf> {
     let summary = store.summary(filter).await?;
-    let mut classes = Vec::new();
     let mut tools = Vec::new();
-    for c in store.classes(filter).await? {
-        let mut samples = Vec::new();
-        for r in store.runs_in_class(&c.key, filter, per_class).await? {
-            if let Some(rec) = store.run(r.id).await? {
-                if tools.is_empty() {
-                    tools = rec.debuggers.clone();
+    let all = store.classes(filter).await?;
+    for c in &all {
+        crate::techniques::get(&c.key.technique)?;
+    }
+    let mut sections = Vec::new();
+    for technique in crate::techniques::all() {
+        let mut classes = Vec::new();
+        for c in all.iter().filter(|c| c.key.technique == technique.tag()) {
+            let mut samples = Vec::new();
+            for r in store.runs_in_class(&c.key, filter, per_class).await? {
+                if let Some(rec) = store.run(r.id).await? {
+                    if tools.is_empty() {
+                        tools = rec.debuggers.clone();
+                    }
+                    let view = technique.view(&rec)?;
+                    samples.push((rec, view));
                 }
-                samples.push(rec);
             }
+            classes.push(ClassReport {
+                parts: technique
+                    .class_parts()
+                    .iter()
+                    .map(|p| c.key.part(p.name).unwrap_or_default().to_string())
+                    .collect(),
+                note: technique.class_note(&c.key),
+                key: c.key.clone(),
+                size: c.size,
+                samples,
+            });
         }
-        // A tool failure is never a known policy difference, even in a store
-        // written before the oracle stopped giving failures a policy.
-        let note = c
-            .key
-            .policy
-            .as_ref()
-            .filter(|_| c.key.divergence != doppel_core::DivergenceKind::ToolFailure)
-            .map(|p| format!("known policy difference: {p} (docs/normalization.md)"));
-        classes.push(ClassReport {
-            key: c.key,
-            size: c.size,
-            note,
-            samples,
-        });
+        if !classes.is_empty() {
+            sections.push(ReportSection {
+                title: technique.title().into(),
+                legend: technique.class_legend().into(),
+                headers: technique.class_parts().iter().map(|p| p.header.to_string()).collect(),
+                classes,
+            });
+        }
     }
     let input = ReportInput {
         title: "doppel: differential debugger testing".into(),
         parameters,
         tools,
         summary,
-        classes,
+        sections,
     };
     write_html(dir, &input)
 }
@@ -116,10 +108,10 @@ pub async fn run(a: ReportArgs, db: &str) -> anyhow::Result<ExitCode> {
         technique: None,
         campaign: a.campaign.clone(),
     };
-    // Parameters come from the first stored run's configuration.
+    // Parameters come from the first sampled run's technique and configuration.
     let params = match store.sample_round_robin(&filter, 1).await?.first() {
         Some(r) => match store.run(r.id).await? {
-            Some(rec) => super::replay::spec_of(&rec).map(|s| parameters(&s)).unwrap_or_default(),
+            Some(rec) => crate::techniques::get(&rec.technique)?.parameters(&rec),
             None => vec![],
         },
         None => vec![],

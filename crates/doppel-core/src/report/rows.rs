@@ -67,6 +67,28 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
         .collect()
 }
 
+/// [`side_by_side_rows`] as an evidence table: columns `#`, `action` and
+/// one per debugger (its name), the divergent row highlighted.
+pub fn trace_table(run: &RunRecord) -> crate::technique::EvidenceTable {
+    let mut header = vec!["#".to_string(), "action".to_string()];
+    header.extend(run.traces.iter().map(|t| t.debugger.name.clone()));
+    crate::technique::EvidenceTable {
+        caption: None,
+        header,
+        rows: side_by_side_rows(run)
+            .into_iter()
+            .map(|r| {
+                let mut cells = vec![r.index.to_string(), r.action];
+                cells.extend(r.outputs);
+                crate::technique::EvidenceRow {
+                    cells,
+                    highlight: r.divergent,
+                }
+            })
+            .collect(),
+    }
+}
+
 /// A one-line summary of an output for people:
 /// `breakpoint @ prog.c:13 (requested 12)` (after breakpoint sliding),
 /// `breakpoint rejected: <reason>`, `removed`, `not removed: <reason>`,

@@ -130,12 +130,8 @@ pub fn run(key: &str, subject_name: &str, seed: u64, class: Option<ClassKey>) ->
 }
 
 pub fn class(d: DivergenceKind, a: ActionKind, node: &str) -> ClassKey {
-    ClassKey {
-        divergence: d,
-        last_action: a,
-        ast_node: node.into(),
-        policy: None,
-        transformations: None,
-        signature: None,
-    }
+    ClassKey::new("differential")
+        .with("divergence", d.as_str())
+        .with("last_action", a.as_str())
+        .with("node", node)
 }

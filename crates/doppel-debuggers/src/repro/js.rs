@@ -18,6 +18,7 @@
 //!   Chromium and Firefox, and what each debugger answered.
 
 use super::{Reproducer, verdict_summary};
+use crate::record::DebuggerInput;
 use doppel_core::report::describe_output;
 use doppel_core::{Action, ExecAction, RunRecord};
 use std::fmt::Write as _;
@@ -61,18 +62,15 @@ fn cdp_kind(a: &Action) -> serde_json::Value {
 /// stored name is the file name the run saw (a campaign's `1-assert.js`), so
 /// the reproducer's pauses name the scripts as the stored trace does,
 /// whatever the name; the index directory keeps them apart and in order.
-fn scripts(run: &RunRecord, which: &str) -> Vec<(String, String)> {
-    run.config["scripts"][which]
-        .as_array()
-        .into_iter()
-        .flatten()
+fn scripts(input: &DebuggerInput, which: &str) -> Vec<(String, String)> {
+    let list = match (&input.scripts, which) {
+        (Some(s), "prelude") => &s.prelude[..],
+        (Some(s), _) => &s.epilogue[..],
+        (None, _) => &[],
+    };
+    list.iter()
         .enumerate()
-        .map(|(i, s)| {
-            (
-                format!("{which}/{i}/{}", s["name"].as_str().unwrap_or("script.js")),
-                s["text"].as_str().unwrap_or("").to_string(),
-            )
-        })
+        .map(|(i, s)| (format!("{which}/{i}/{}", s.name), s.text.clone()))
         .collect()
 }
 
@@ -81,16 +79,13 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         .traces
         .first()
         .ok_or("the run has no traces (the subject could not run)")?;
-    let source = run
-        .config
-        .get("source_text")
-        .and_then(|s| s.as_str())
-        .ok_or("the run stores no source text")?;
+    let input = DebuggerInput::of(run)?;
+    let source = input.source_text.as_str();
     let name = &run.subject.source_name;
     let divergent = run.verdict.finding().map(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
-    let prelude = scripts(run, "prelude");
-    let epilogue = scripts(run, "epilogue");
+    let prelude = scripts(&input, "prelude");
+    let epilogue = scripts(&input, "epilogue");
     let order: Vec<String> = prelude
         .iter()
         .map(|(p, _)| p.clone())

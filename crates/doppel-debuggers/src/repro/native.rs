@@ -23,11 +23,8 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         .traces
         .first()
         .ok_or("the run has no traces (the subject did not build)")?;
-    let source = run
-        .config
-        .get("source_text")
-        .and_then(|s| s.as_str())
-        .ok_or("the run stores no source text")?;
+    let input = crate::record::DebuggerInput::of(run)?;
+    let source = input.source_text.as_str();
     let name = &run.subject.source_name;
     let divergent = run.verdict.finding().map(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
@@ -42,7 +39,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     );
     // The run's view of the system libraries: without their separate debug
     // info unless the campaign asked for it (DebuggerConfig::system_debug_info).
-    if !run.config["debugger"]["system_debug_info"].as_bool().unwrap_or(false) {
+    if !input.debugger.system_debug_info {
         gdb.insert_str(
             gdb.find("file ./prog").unwrap_or(gdb.len()),
             "set debug-file-directory /nonexistent\n",

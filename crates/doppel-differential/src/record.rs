@@ -1,0 +1,77 @@
+//! What a differential run stores in its record's `config`: the campaign's
+//! knobs and debuggers, and the input to run it again. The campaign writes
+//! it, and replay, reproducers, reclassification and reports read it, all
+//! through [`DiffRecord`]. The evidence is the run's traces, one per
+//! debugger (`RunRecord::traces`).
+
+use crate::campaign::{CampaignSpec, Prepared};
+use crate::config::DiffConfig;
+use doppel_core::RunRecord;
+use doppel_debuggers::record::{DebuggerInput, StoredScripts};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A differential run's configuration, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DiffRecord {
+    /// The compared backends, in trace order.
+    pub debuggers: Vec<String>,
+    /// Algorithm 1's knobs.
+    pub diff: DiffConfig,
+    /// Executable per debugger name, overriding discovery.
+    #[serde(default)]
+    pub executables: BTreeMap<String, String>,
+    /// Program text, scripts and backend settings.
+    #[serde(flatten)]
+    pub input: DebuggerInput,
+}
+
+impl DiffRecord {
+    /// The record of a run of `spec` on `prepared`: enough to replay it. For
+    /// JavaScript it includes the prelude and epilogue scripts, so a replay
+    /// does not depend on the cache or the corpus it came from.
+    pub fn new(spec: &CampaignSpec, prepared: &Prepared) -> Self {
+        let s = &prepared.subject;
+        let scripts = StoredScripts::read(&s.prelude, &s.epilogue);
+        Self {
+            debuggers: spec.debuggers.clone(),
+            diff: spec.diff.clone(),
+            executables: spec.executables.clone(),
+            input: DebuggerInput {
+                source_text: prepared.source_text.clone(),
+                scripts: (!scripts.is_empty()).then_some(scripts),
+                debugger: spec.debugger.clone(),
+            },
+        }
+    }
+
+    /// The record of a stored run.
+    ///
+    /// Errors: the run's configuration is not a differential record.
+    pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
+        serde_json::from_value(run.config.clone()).map_err(|e| {
+            anyhow::anyhow!(
+                "run {}: not a differential configuration: {e}",
+                run.id.unwrap_or_default()
+            )
+        })
+    }
+
+    /// As stored in `RunRecord::config`.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// The campaign spec the run was made with (one job, no resume).
+    pub fn spec(&self, name: String) -> CampaignSpec {
+        CampaignSpec {
+            name,
+            debuggers: self.debuggers.clone(),
+            debugger: self.input.debugger.clone(),
+            diff: self.diff.clone(),
+            jobs: 1,
+            resume: false,
+            executables: self.executables.clone(),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Differential testing as the commands see it ([`doppel_core::technique::Technique`]).
+
+use crate::class::CLASS_PARTS;
+use crate::record::DiffRecord;
+use doppel_core::report::trace_table;
+use doppel_core::technique::{ReplayReport, Reproducer, RunView, Technique, TechniqueContext};
+use doppel_core::{ClassKey, ClassPartSpec, Language, RunRecord, Verdict};
+use std::path::Path;
+
+/// The differential technique (DBDB, FSE 2018).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Differential;
+
+/// The verdict lines of a debugger run's view: `verdict: divergence after
+/// action 3 (step over), class ...` and the finding's detail.
+pub fn verdict_lines(v: &Verdict) -> Vec<String> {
+    match v {
+        Verdict::Divergence(f) => vec![
+            format!(
+                "verdict: divergence after action {} ({}), class {}",
+                f.action_index, f.last_action, f.class
+            ),
+            format!("  {}", f.detail),
+        ],
+        Verdict::SubjectError { reason } => vec![format!("verdict: subject error: {reason}")],
+        other => vec![format!("verdict: {}", other.name())],
+    }
+}
+
+/// The campaign parameters of a differential record, for reports.
+pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
+    let d = &rec.diff;
+    let mut p = vec![
+        ("campaign".to_string(), name.to_string()),
+        ("debuggers".into(), rec.debuggers.join(", ")),
+        ("breakpoints per line".into(), d.breakpoints_per_line.to_string()),
+        ("max breakpoints".into(), d.max_breakpoints.to_string()),
+        ("removal probability".into(), d.removal_probability.to_string()),
+        ("max actions".into(), d.max_actions.to_string()),
+        (
+            "action weights".into(),
+            format!(
+                "resume {}, step in {}, step over {}, step out {}",
+                d.weights.resume, d.weights.step_in, d.weights.step_over, d.weights.step_out
+            ),
+        ),
+        ("action timeout".into(), format!("{} ms", d.action_timeout_ms)),
+        ("compare columns".into(), d.compare_columns.to_string()),
+        ("warm reuse".into(), rec.input.debugger.warm.to_string()),
+    ];
+    let off: Vec<&str> = d
+        .normalization
+        .describe()
+        .into_iter()
+        .filter(|(_, on)| !on)
+        .map(|(n, _)| n)
+        .collect();
+    p.push((
+        "normalization".into(),
+        if off.is_empty() {
+            "all rules on (docs/normalization.md)".into()
+        } else {
+            format!("off: {}", off.join(", "))
+        },
+    ));
+    p
+}
+
+/// How to run a debugger reproducer, by language.
+pub fn how_to_run(language: Language, out: &Path) -> String {
+    let with = match language {
+        Language::C | Language::Rust => "the plain gdb and lldb CLIs",
+        Language::JavaScript => "Node's inspector (see README.md there for the browsers' DevTools)",
+    };
+    format!("run `sh {}/run.sh` to see the divergence with {with}", out.display())
+}
+
+#[async_trait::async_trait]
+impl Technique for Differential {
+    fn tag(&self) -> &'static str {
+        crate::campaign::TECHNIQUE
+    }
+
+    fn title(&self) -> &'static str {
+        "differential testing (DBDB, FSE 2018)"
+    }
+
+    fn class_parts(&self) -> &'static [ClassPartSpec] {
+        &CLASS_PARTS
+    }
+
+    fn class_legend(&self) -> &'static str {
+        "Class key (DBDB, FSE 2018, Definition 4): divergence type, last action, AST node type of the line where \
+         the last action was issued. A policy names a known, intended difference (docs/normalization.md)."
+    }
+
+    fn class_note(&self, key: &ClassKey) -> Option<String> {
+        // A tool failure is never a known policy difference, even in a store
+        // written before the oracle stopped giving failures a policy.
+        key.part("policy")
+            .filter(|_| key.part("divergence") != Some(doppel_core::DivergenceKind::ToolFailure.as_str()))
+            .map(|p| format!("known policy difference: {p} (docs/normalization.md)"))
+    }
+
+    fn view(&self, run: &RunRecord) -> anyhow::Result<RunView> {
+        Ok(RunView {
+            lines: verdict_lines(&run.verdict),
+            tables: vec![trace_table(run)],
+        })
+    }
+
+    fn parameters(&self, run: &RunRecord) -> Vec<(String, String)> {
+        DiffRecord::of(run)
+            .map(|rec| parameters(&run.campaign, &rec))
+            .unwrap_or_default()
+    }
+
+    async fn replay(&self, run: &RunRecord, ctx: &TechniqueContext, times: usize) -> anyhow::Result<ReplayReport> {
+        crate::replay::replay(run, &ctx.cache_dir, times).await
+    }
+
+    async fn repro(&self, run: &RunRecord, _ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer> {
+        Ok(Reproducer {
+            files: crate::repro::write(run, out)?,
+            how: how_to_run(run.subject.language, out),
+        })
+    }
+
+    fn reclassifies(&self) -> bool {
+        true
+    }
+
+    fn reclassify(&self, run: &RunRecord) -> Option<Verdict> {
+        // The run's own knobs; rules added since default to on.
+        let cfg = DiffRecord::of(run).map(|r| r.diff).unwrap_or_default();
+        crate::reclassify::reclassify(run, &cfg)
+    }
+}
