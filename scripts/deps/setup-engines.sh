@@ -22,6 +22,13 @@ stamp_ok() { # stamp-file pin-files... : whether the stamp matches the pins
 }
 stamp_write() { cat "${@:2}" | sha256sum | cut -d' ' -f1 > "$1"; }
 
+# npm: the machine's Node.js may come without it (Debian's nodejs package has
+# no npm; Debian's npm package brings it).
+if ! command -v npm >/dev/null; then
+  echo "setup-engines: installing Debian's npm"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
+fi
+
 # npm
 if ! stamp_ok "$dir/npm/.stamp" "$src/js/package.json" "$src/js/package-lock.json"; then
   echo "setup-engines: npm ci into $dir/npm"

@@ -136,11 +136,15 @@ impl Z3Process {
                 Err(SolverError::Timeout(budget))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                let status = self
-                    .child
-                    .wait()
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|e| e.to_string());
+                // Stdout closed: the solver exited, or closed it and lives on;
+                // either way it is done (never wait on a live process here).
+                let status = match self.child.try_wait() {
+                    Ok(Some(s)) => s.to_string(),
+                    _ => {
+                        let _ = self.child.kill();
+                        "closed its output".to_string()
+                    }
+                };
                 Err(SolverError::Crashed(status))
             }
         }

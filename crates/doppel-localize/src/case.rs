@@ -3,12 +3,16 @@
 //! and every report, and ends with a named [`Outcome`].
 
 use crate::baselines;
+use crate::darwin::{self, DarwinConfig, DarwinOutcome, DarwinResult, Program};
 use crate::report::{Measures, Report};
+use crate::truth::Side;
 use crate::truth::{self, Truth};
+use doppel_concolic::Module;
 use doppel_core::process::Limits;
 use doppel_lang::c::codeflaws::{self, RegressionPair, outputs_match};
 use doppel_lang::c::run::RunEnd;
 use doppel_lang::c::test_coverage::{RunCoverage, coverage_per_input};
+use doppel_lang::c::wasm::WasmBuildCache;
 use doppel_sbfl::Verdict;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -103,10 +107,9 @@ impl Case {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Outcome {
-    /// Reports were computed. Darwin itself (path-condition deviations on
-    /// the concolic engine) is not part of this build: only the baselines
-    /// ran.
-    BaselinesOnly,
+    /// The baselines were computed, and Darwin ran if asked (its own
+    /// outcome is in [`CaseResult::darwin`]).
+    Analyzed,
     /// P and P' print the same on every failing test (after Codeflaws'
     /// comparison): nothing to localize.
     Agree {
@@ -148,17 +151,26 @@ pub struct CaseResult {
     pub spectra_tests: (usize, usize),
     /// Tests not used, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// Darwin's result, when it ran.
+    pub darwin: Option<DarwinResult>,
     /// Wall-clock seconds for the case.
     pub seconds: f64,
+    /// Wall-clock seconds of Darwin alone (wasm builds included).
+    pub darwin_seconds: f64,
 }
 
 /// Knobs of a case run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CaseConfig {
     /// Wall-clock limit of one test run.
     pub run_timeout: Duration,
     /// Resource limits of one test run.
     pub limits: Limits,
+    /// Darwin's knobs; `None` runs the baselines only.
+    pub darwin: Option<DarwinConfig>,
+    /// The wasm build cache (default: `doppel-wasm-cache` in the system
+    /// temp dir).
+    pub wasm_cache: PathBuf,
 }
 
 impl Default for CaseConfig {
@@ -166,25 +178,29 @@ impl Default for CaseConfig {
         Self {
             run_timeout: Duration::from_secs(10),
             limits: Limits::default(),
+            darwin: Some(DarwinConfig::default()),
+            wasm_cache: std::env::temp_dir().join("doppel-wasm-cache"),
         }
     }
 }
 
 /// Runs one case. Never panics on bad input: every problem is an
 /// [`Outcome`] or a skipped test.
-pub async fn run_case(case: &Case, cfg: CaseConfig) -> CaseResult {
+pub async fn run_case(case: &Case, cfg: &CaseConfig) -> CaseResult {
     let start = Instant::now();
     let mut result = CaseResult {
         name: case.name.clone(),
         class: case.class.clone(),
-        outcome: Outcome::BaselinesOnly,
+        outcome: Outcome::Analyzed,
         failing_test: None,
         outputs_on_t: None,
         truth: Truth::default(),
         reports: Vec::new(),
         spectra_tests: (0, 0),
         skipped: case.dropped.clone(),
+        darwin: None,
         seconds: 0.0,
+        darwin_seconds: 0.0,
     };
     let text = |p: &PathBuf| codeflaws::read_bytes(p).map(|b| String::from_utf8_lossy(&b).into_owned());
     let (p_text, q_text) = match (text(&case.reference), text(&case.modified)) {
@@ -281,6 +297,13 @@ pub async fn run_case(case: &Case, cfg: CaseConfig) -> CaseResult {
         reports.push(baselines::executed_branch_lines(q));
     }
     reports.extend(baselines::sbfl(&runs));
+    if let Some(dc) = cfg.darwin {
+        let t0 = Instant::now();
+        let d = run_darwin(case, &case.tests[ti].input, &cfg.wasm_cache, dc).await;
+        reports.insert(0, d.report.clone());
+        result.darwin = Some(d);
+        result.darwin_seconds = t0.elapsed().as_secs_f64();
+    }
     let measured = !matches!(case.truth, TruthSource::Unknown);
     result.reports = reports
         .into_iter()
@@ -290,6 +313,49 @@ pub async fn run_case(case: &Case, cfg: CaseConfig) -> CaseResult {
         })
         .collect();
     finish(result, start)
+}
+
+/// Builds both programs for wasm, decodes them and runs Darwin on `t`.
+async fn run_darwin(case: &Case, t: &[u8], cache: &std::path::Path, dc: DarwinConfig) -> DarwinResult {
+    let cache = WasmBuildCache::new(cache.to_path_buf());
+    let mut built = Vec::new();
+    for (path, label) in [(&case.reference, "P"), (&case.modified, "P'")] {
+        let b = match cache.build_wasm(path).await {
+            Ok(b) => b,
+            Err(e) => {
+                return darwin::not_run(DarwinOutcome::BuildFailure {
+                    message: format!("{label}: {e}"),
+                });
+            }
+        };
+        let bytes = match std::fs::read(&b.output) {
+            Ok(x) => x,
+            Err(e) => {
+                return darwin::not_run(DarwinOutcome::BuildFailure {
+                    message: format!("{label}: {e}"),
+                });
+            }
+        };
+        match Module::decode(&bytes) {
+            Ok(m) => built.push((m, b.source.to_string_lossy().into_owned())),
+            Err(e) => {
+                return darwin::not_run(DarwinOutcome::UnsupportedInstruction {
+                    reason: format!("{label}: {e}"),
+                });
+            }
+        }
+    }
+    let p = Program {
+        module: &built[0].0,
+        source: built[0].1.clone(),
+        side: Side::Reference,
+    };
+    let q = Program {
+        module: &built[1].0,
+        source: built[1].1.clone(),
+        side: Side::Modified,
+    };
+    darwin::analyze(&p, &q, t, dc)
 }
 
 fn finish(mut r: CaseResult, start: Instant) -> CaseResult {

@@ -22,6 +22,7 @@
 
 pub mod baselines;
 pub mod case;
+pub mod darwin;
 pub mod report;
 pub mod summary;
 pub mod truth;

@@ -3,6 +3,7 @@
 //! ties), report size (median, p90), per defect class, and the outcomes.
 
 use crate::case::{CaseResult, Outcome};
+use crate::darwin::DarwinOutcome;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -73,7 +74,16 @@ pub fn markdown(results: &[CaseResult]) -> String {
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     for r in results {
         let k = match &r.outcome {
-            Outcome::BaselinesOnly => "baselines computed",
+            Outcome::Analyzed => match r.darwin.as_ref().map(|d| &d.outcome) {
+                None => "analyzed (baselines only)",
+                Some(DarwinOutcome::Localized) => "darwin: localized",
+                Some(DarwinOutcome::NoDeviationFound) => "darwin: no deviation found",
+                Some(DarwinOutcome::BudgetSpent { .. }) => "darwin: budget spent",
+                Some(DarwinOutcome::UnsupportedInstruction { .. }) => "darwin: unsupported instruction",
+                Some(DarwinOutcome::Agree) => "darwin: P and P' agree on t under wasm",
+                Some(DarwinOutcome::BuildFailure { .. }) => "darwin: wasm build failure",
+                Some(DarwinOutcome::SolverFailure { .. }) => "darwin: solver failure",
+            },
             Outcome::Agree { .. } => "P and P' agree on t",
             Outcome::BuildFailure { .. } => "build failure",
             Outcome::NoUsableTest { .. } => "no usable test",
@@ -85,11 +95,18 @@ pub fn markdown(results: &[CaseResult]) -> String {
         let _ = writeln!(out, "- {k}: {n}");
     }
     let secs: Vec<f64> = results.iter().map(|r| r.seconds).collect();
+    let dsecs: Vec<f64> = results
+        .iter()
+        .filter(|r| r.darwin.is_some())
+        .map(|r| r.darwin_seconds)
+        .collect();
     let _ = writeln!(
         out,
-        "\nSeconds per case: median {:.2}, p90 {:.2}.\n",
+        "\nSeconds per case (all techniques): median {:.2}, p90 {:.2}; Darwin alone (wasm builds included): median {:.2}, p90 {:.2}.\n",
         quantile(&secs, 0.5),
-        quantile(&secs, 0.9)
+        quantile(&secs, 0.9),
+        quantile(&dsecs, 0.5),
+        quantile(&dsecs, 0.9)
     );
     let measured: Vec<&CaseResult> = results
         .iter()

@@ -23,8 +23,8 @@ async fn baselines_on_the_bundled_orrn_pair() {
         .map(Result::unwrap)
         .find(|p| p.name == "1-A-bug-10-11")
         .unwrap();
-    let r = run_case(&Case::from_pair(&pair), CaseConfig::default()).await;
-    assert_eq!(r.outcome, Outcome::BaselinesOnly, "{r:#?}");
+    let r = run_case(&Case::from_pair(&pair), &CaseConfig::default()).await;
+    assert_eq!(r.outcome, Outcome::Analyzed, "{r:#?}");
     assert_eq!(r.failing_test.as_deref(), Some("neg1"));
     assert_eq!(r.outputs_on_t, Some(("1 5\n".into(), "2 5\n".into())));
     assert_eq!(r.spectra_tests, (3, 1));
@@ -33,6 +33,9 @@ async fn baselines_on_the_bundled_orrn_pair() {
         line: 9,
     };
     assert!(r.truth.contains(&faulty));
+    // Darwin: the changed condition, validated by alternate inputs.
+    let d = r.darwin.as_ref().unwrap();
+    assert_eq!(d.outcome, doppel_localize::darwin::DarwinOutcome::Localized);
     let get = |t: &str| r.reports.iter().find(|(rep, _)| rep.technique == t).unwrap();
     // The diff names line 9 of both programs.
     let (diff, m) = get("diff");
@@ -57,6 +60,9 @@ async fn baselines_on_the_bundled_orrn_pair() {
     assert!(get("sbfl-er1b-line").1.unwrap().hit);
     assert!(get("sbfl-dstar2-branch").1.unwrap().hit);
     assert!(get("sbfl-tarantula-line").1.unwrap().hit);
+    let (darwin, m) = get("darwin");
+    assert!(m.unwrap().hit, "{darwin:?}");
+    assert!(darwin.entries.len() <= 2);
 }
 
 #[tokio::test]
@@ -65,7 +71,7 @@ async fn p_and_p_prime_that_agree_are_a_named_outcome() {
     let mut case = Case::from_pair(&pair);
     // Without the zero, P and P' agree on the "failing" test.
     case.tests[0].input = b"2\n3 -1\n".to_vec();
-    let r = run_case(&case, CaseConfig::default()).await;
+    let r = run_case(&case, &CaseConfig::default()).await;
     assert_eq!(
         r.outcome,
         Outcome::Agree {
@@ -81,7 +87,7 @@ async fn a_modified_program_that_does_not_build_is_a_named_outcome() {
     let mut case = Case::from_pair(&pair);
     case.modified = d.path().join("broken.c");
     std::fs::write(&case.modified, "int main(void) { return nope; }\n").unwrap();
-    let r = run_case(&case, CaseConfig::default()).await;
+    let r = run_case(&case, &CaseConfig::default()).await;
     match r.outcome {
         Outcome::BuildFailure { program, message } => {
             assert_eq!(program, "P'");
@@ -106,10 +112,11 @@ async fn real_codeflaws_pairs_of_each_class() {
         if !seen.insert(class.clone()) {
             continue;
         }
-        let r = run_case(&Case::from_pair(&pair), CaseConfig::default()).await;
+        let r = run_case(&Case::from_pair(&pair), &CaseConfig::default()).await;
         n += 1;
         match &r.outcome {
-            Outcome::BaselinesOnly => {
+            Outcome::Analyzed => {
+                assert!(r.darwin.is_some());
                 let diff = r.reports.iter().find(|(rep, _)| rep.technique == "diff").unwrap();
                 assert!(diff.1.unwrap().hit, "{}: {:?}", pair.name, r.truth);
                 assert!(r.reports.len() >= 10);

@@ -1,4 +1,4 @@
-//! `doppel bench diff`: wall time per differential run with warm debugger
+//! `doppel bench diff` (and the dispatch of the other benchmarks; `bench engines` is in bench_engines.rs): wall time per differential run with warm debugger
 //! reuse against a fresh debugger process per run (DBDB's implementation),
 //! on the bundled corpus of the debuggers' language or the given programs
 //! (for the JavaScript debuggers: `doppel bench diff --debuggers
@@ -54,6 +54,16 @@ pub enum BenchWhat {
         /// Programs to run (default: the bundled corpus of the debugger's language).
         paths: Vec<std::path::PathBuf>,
     },
+    /// The campaign runner's own overhead per work item (target: at most
+    /// 1 ms), on CPU-light fake items, against a plain loop doing the same.
+    Runner {
+        /// Fake work items.
+        #[arg(long, default_value_t = 2000)]
+        items: u64,
+        /// CPU time of each fake item, microseconds.
+        #[arg(long, default_value_t = 200)]
+        work_us: u64,
+    },
     /// Debug-information checks (PLDI'20): checks per second with one
     /// debugger session per binary (batched) against one launch per (s, v)
     /// pair, on the same Csmith programs, builds and references.
@@ -75,6 +85,16 @@ pub enum BenchWhat {
         /// Pairs per program.
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
+    },
+    /// JavaScript engines: scripts per second per engine on tiny JEST-sized
+    /// programs, warm workers, plus engine262 with semantics coverage.
+    Engines {
+        /// Programs per engine.
+        #[arg(long, default_value_t = 200)]
+        programs: usize,
+        /// Engines (default: every installed one).
+        #[arg(long, value_delimiter = ',')]
+        engines: Vec<String>,
     },
 }
 
@@ -114,6 +134,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Engines { programs, engines } = a.what {
+        return super::bench_engines::run(programs, engines).await;
+    }
     if let BenchWhat::Debuginfo {
         csmith,
         seed,
@@ -125,6 +148,9 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     } = &a.what
     {
         return debuginfo(*csmith, *seed, compilers, levels, debuggers, *sample, *max_pairs).await;
+    }
+    if let BenchWhat::Runner { items, work_us } = a.what {
+        return super::bench_runner::run(items, work_us).await;
     }
     if let BenchWhat::Meta {
         debugger,

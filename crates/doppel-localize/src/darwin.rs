@@ -1,0 +1,580 @@
+//! Darwin (Qi, Roychoudhury, Liang and Vaswani, ESEC/FSE 2009 / TOSEM,
+//! sections 3-4) on doppel's concolic wasm interpreter.
+//!
+//! Given the reference P, the modified P' and a test t on which they
+//! disagree: f is P's path condition on t, f' is P''s. Writing
+//! f' = ψ1 ∧ ... ∧ ψm, every satisfying input of a deviation
+//! φi = f ∧ ψ1..ψi ∧ ¬ψi+1 (at a branch of the user's source, the paper's
+//! "source-code branches") follows P's path but leaves P''s path at branch
+//! i+1: that branch is a root-cause candidate in P'. The symmetric
+//! direction f' ∧ ¬f gives candidates in P (code missing in P'). Before the
+//! full query, the paper's cheap check of ψ1..ψi ∧ ¬ψi+1 without f (short
+//! timeout) discards unsatisfiable deviations. Slicing and concretization
+//! are the solver's: bytes the query does not constrain keep t's values
+//! (a model only changes the bytes it names). Every alternate input t' is
+//! validated by concrete runs of P and P': P's user-branch sequence must be
+//! t's, P''s must differ; t' is *successful* when P and P' then agree
+//! (Codeflaws' comparison), and successful lines rank first.
+//!
+//! Not here (yet): predicate instrumentation (return-value signs, `x == y`
+//! at assignments as virtual branches), so faults outside conditions are
+//! found only through the conditions they influence.
+
+use crate::report::Report;
+use crate::truth::{Line, Side};
+use doppel_concolic::smt::SmtWriter;
+use doppel_concolic::solver::{SatResult, Solver, SolverError, Z3Process};
+use doppel_concolic::{
+    BranchFilter, Budget, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Outcome as RunOutcome, Run,
+    RunConfig, Symbolic, run,
+};
+use doppel_lang::c::codeflaws::outputs_match;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+/// Knobs of one Darwin analysis.
+#[derive(Debug, Clone, Copy)]
+pub struct DarwinConfig {
+    /// Timeout of one full deviation query.
+    pub query_timeout: Duration,
+    /// Timeout of the cheap pre-check (without f).
+    pub precheck_timeout: Duration,
+    /// Wall-clock budget of the whole analysis.
+    pub budget: Duration,
+    /// Interpreter budgets of one run.
+    pub run_budget: Budget,
+    /// Deviations tried per static branch site (loops repeat a branch).
+    pub per_site: usize,
+}
+
+impl Default for DarwinConfig {
+    fn default() -> Self {
+        Self {
+            query_timeout: Duration::from_millis(1000),
+            precheck_timeout: Duration::from_millis(200),
+            budget: Duration::from_secs(60),
+            run_budget: Budget {
+                per_site: 256,
+                ..Budget::default()
+            },
+            per_site: 4,
+        }
+    }
+}
+
+/// A validated alternate input and what both programs print on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witness {
+    /// The alternate input t' (stdin).
+    pub input: Vec<u8>,
+    /// P's standard output on t'.
+    pub reference_output: String,
+    /// P''s standard output on t'.
+    pub modified_output: String,
+    /// Whether P and P' agree on t' (Codeflaws' comparison).
+    pub successful: bool,
+}
+
+/// One root-cause branch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootCause {
+    /// The branch's line (P' for f ∧ ¬f', P for f' ∧ ¬f).
+    pub line: Line,
+    /// The enclosing function.
+    pub function: String,
+    /// The branch's wasm code offset.
+    pub offset: u32,
+    /// The witness.
+    pub witness: Witness,
+}
+
+/// How a Darwin analysis ended (issue 16's named outcomes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum DarwinOutcome {
+    /// At least one validated root-cause branch.
+    Localized,
+    /// Every deviation was unsatisfiable or failed validation.
+    NoDeviationFound,
+    /// A budget ran out (the wall clock, or the interpreter's), before any
+    /// line was found.
+    BudgetSpent {
+        /// Which.
+        reason: String,
+    },
+    /// The program uses an instruction or import the interpreter lacks.
+    UnsupportedInstruction {
+        /// Which.
+        reason: String,
+    },
+    /// P and P' print the same on t under wasm.
+    Agree,
+    /// P or P' does not build for wasm32-wasi, or its module does not decode.
+    BuildFailure {
+        /// The compiler's or decoder's message.
+        message: String,
+    },
+    /// The solver is missing or failed.
+    SolverFailure {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Counters of one analysis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DarwinStats {
+    /// User-code branch records with a constraint, both directions.
+    pub candidates: usize,
+    /// Deviations the cheap check proved unsatisfiable.
+    pub precheck_unsat: usize,
+    /// Full queries sent.
+    pub queries: usize,
+    /// Satisfiable full queries.
+    pub sat: usize,
+    /// Alternate inputs that passed validation.
+    pub validated: usize,
+    /// Solver failures survived by starting a fresh solver.
+    pub solver_errors: usize,
+    /// Length of f and f' (path condition entries).
+    pub path_lengths: (usize, usize),
+    /// Wasm instructions of the symbolic runs of P and P' on t.
+    pub instructions: (u64, u64),
+}
+
+/// The result of one analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DarwinResult {
+    /// How it ended.
+    pub outcome: DarwinOutcome,
+    /// Validated root causes (one per line, the first witness found).
+    pub causes: Vec<RootCause>,
+    /// The ranked report (`darwin`): successful witnesses first.
+    pub report: Report,
+    /// Counters.
+    pub stats: DarwinStats,
+}
+
+/// One program of the analysis.
+pub struct Program<'a> {
+    /// The decoded module.
+    pub module: &'a Module,
+    /// Its source file as DWARF names it (the build's source path).
+    pub source: String,
+    /// Which side it is.
+    pub side: Side,
+}
+
+fn config(input: &[u8], symbolic: bool, source: &str, budget: Budget) -> RunConfig {
+    RunConfig {
+        inputs: Inputs {
+            stdin: input.to_vec(),
+            program_name: "prog".into(),
+            ..Default::default()
+        },
+        symbolic: if symbolic { Symbolic::ALL } else { Symbolic::NONE },
+        budget,
+        branches: BranchFilter::Files(vec![source.to_string()]),
+        coverage: false,
+        output_cap: 1 << 20,
+    }
+}
+
+/// The user-branch sequence of a run: (offset, direction).
+fn user_path(r: &Run) -> Vec<(u32, u32)> {
+    r.branches.iter().map(|b| (b.offset, b.taken)).collect()
+}
+
+fn run_problem(r: &Run) -> Option<DarwinOutcome> {
+    match &r.outcome {
+        RunOutcome::Unsupported { opcode, offset } => Some(DarwinOutcome::UnsupportedInstruction {
+            reason: format!("{opcode} at offset {offset}"),
+        }),
+        RunOutcome::UnsupportedImport { module, name } => Some(DarwinOutcome::UnsupportedInstruction {
+            reason: format!("import {module}.{name}"),
+        }),
+        RunOutcome::Budget { budget } => Some(DarwinOutcome::BudgetSpent {
+            reason: format!("interpreter budget {budget:?}"),
+        }),
+        RunOutcome::NoEntryPoint => Some(DarwinOutcome::UnsupportedInstruction {
+            reason: "no entry point".into(),
+        }),
+        _ => None,
+    }
+}
+
+/// Renames a writer's definitions (`eN`, `tN`) apart, so that expressions
+/// of two arenas (P's and P''s runs) can share one solver.
+fn rename(text: &str, side: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut token = String::new();
+    let flush = |token: &mut String, out: &mut String| {
+        let b = token.as_bytes();
+        if b.len() > 1 && (b[0] == b'e' || b[0] == b't') && b[1..].iter().all(u8::is_ascii_digit) {
+            out.push_str(&format!("s{side}{token}"));
+        } else {
+            out.push_str(token);
+        }
+        token.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() || c == '(' || c == ')' {
+            flush(&mut token, &mut out);
+            out.push(c);
+        } else {
+            token.push(c);
+        }
+    }
+    flush(&mut token, &mut out);
+    out
+}
+
+/// A z3 process fed from two arenas.
+struct Dual {
+    solver: Z3Process,
+    writers: [SmtWriter; 2],
+}
+
+impl Dual {
+    fn new(vars: &[InputVar]) -> Result<Self, SolverError> {
+        let mut d = Dual {
+            solver: Z3Process::new()?,
+            writers: [SmtWriter::new(), SmtWriter::new()],
+        };
+        let mut text = String::new();
+        let mut scratch = String::new();
+        for v in vars {
+            d.writers[0].declare(*v, &mut text);
+            d.writers[1].declare(*v, &mut scratch);
+        }
+        d.solver.send(&text)?;
+        Ok(d)
+    }
+
+    fn assert(&mut self, side: usize, arena: &ExprArena, e: ExprId) -> Result<(), SolverError> {
+        let text = self.writers[side].assert(arena, e);
+        self.solver.send(&rename(&text, side))
+    }
+
+    fn push(&mut self) -> Result<(), SolverError> {
+        self.writers.iter_mut().for_each(SmtWriter::push);
+        self.solver.push()
+    }
+
+    fn pop(&mut self) -> Result<(), SolverError> {
+        self.writers.iter_mut().for_each(SmtWriter::pop);
+        self.solver.pop()
+    }
+
+    fn model(&mut self, vars: &[InputVar]) -> Result<Vec<(InputVar, u8)>, SolverError> {
+        let names: Vec<String> = vars.iter().map(InputVar::name).collect();
+        Ok(self
+            .solver
+            .values(&names)?
+            .into_iter()
+            .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
+            .collect())
+    }
+}
+
+/// A result without analysis (the programs could not be run).
+pub fn not_run(outcome: DarwinOutcome) -> DarwinResult {
+    DarwinResult {
+        outcome,
+        causes: Vec::new(),
+        report: Report::set("darwin", []),
+        stats: DarwinStats::default(),
+    }
+}
+
+/// Runs Darwin for `p` (reference) and `q` (modified) on stdin `t`.
+pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinResult {
+    let start = Instant::now();
+    let mut stats = DarwinStats::default();
+    let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
+        let report = Report::ranked(
+            "darwin",
+            causes
+                .iter()
+                .map(|c| (c.line, if c.witness.successful { 2.0 } else { 1.0 })),
+        );
+        DarwinResult {
+            outcome,
+            causes,
+            report,
+            stats,
+        }
+    };
+    let rp = run(p.module, &config(t, true, &p.source, cfg.run_budget));
+    let rq = run(q.module, &config(t, true, &q.source, cfg.run_budget));
+    stats.path_lengths = (rp.path.len(), rq.path.len());
+    stats.instructions = (rp.instructions, rq.instructions);
+    if let Some(o) = run_problem(&rp).or_else(|| run_problem(&rq)) {
+        return done(o, Vec::new(), stats);
+    }
+    if outputs_match(&rp.stdout, &rq.stdout) {
+        return done(DarwinOutcome::Agree, Vec::new(), stats);
+    }
+    let vars: Vec<InputVar> = (0..t.len() as u32)
+        .map(|index| InputVar {
+            source: InputSource::Stdin,
+            index,
+        })
+        .collect();
+    let mut causes: BTreeMap<Line, RootCause> = BTreeMap::new();
+    let mut budget_hit = false;
+    // Direction 1: f ∧ ¬f' (lines in P'); direction 2: f' ∧ ¬f (lines in P).
+    for (base, dev, base_prog, dev_prog) in [(&rp, &rq, p, q), (&rq, &rp, q, p)] {
+        let res = deviate(
+            base,
+            dev,
+            base_prog,
+            dev_prog,
+            t,
+            &vars,
+            cfg,
+            start,
+            &mut stats,
+            &mut causes,
+        );
+        match res {
+            Ok(true) => {}
+            Ok(false) => {
+                budget_hit = true;
+                break;
+            }
+            Err(e) => {
+                let causes: Vec<RootCause> = causes.into_values().collect();
+                if causes.is_empty() {
+                    return done(DarwinOutcome::SolverFailure { reason: e.to_string() }, causes, stats);
+                }
+                return done(DarwinOutcome::Localized, causes, stats);
+            }
+        }
+    }
+    let causes: Vec<RootCause> = causes.into_values().collect();
+    let outcome = if !causes.is_empty() {
+        DarwinOutcome::Localized
+    } else if budget_hit {
+        DarwinOutcome::BudgetSpent {
+            reason: format!("the analysis budget of {:?}", cfg.budget),
+        }
+    } else {
+        DarwinOutcome::NoDeviationFound
+    };
+    done(outcome, causes, stats)
+}
+
+/// One direction: inputs satisfying `base`'s path condition that leave
+/// `dev`'s path at one of its user branches. `Ok(false)` when the budget ran out.
+#[allow(clippy::too_many_arguments)]
+fn deviate(
+    base: &Run,
+    dev: &Run,
+    base_prog: &Program,
+    dev_prog: &Program,
+    t: &[u8],
+    vars: &[InputVar],
+    cfg: DarwinConfig,
+    start: Instant,
+    stats: &mut DarwinStats,
+    causes: &mut BTreeMap<Line, RootCause>,
+) -> Result<bool, SolverError> {
+    // Path indices of `dev`'s user branches (those with a constraint).
+    let user: BTreeMap<u32, u32> = dev
+        .branches
+        .iter()
+        .filter_map(|b| b.path_index.map(|i| (i, b.offset)))
+        .collect();
+    if user.is_empty() {
+        return Ok(true);
+    }
+    stats.candidates += user.len();
+    let mut arena = dev.arena.clone();
+    let (mut full, mut pre) = sessions(base, dev, &arena, 0, vars)?;
+    let base_user = user_path(base);
+    let dev_user = user_path(dev);
+    let mut tried: BTreeMap<u32, usize> = BTreeMap::new();
+    let last = *user.keys().next_back().unwrap_or(&0);
+    for (j, c) in dev.path.iter().enumerate() {
+        let j = j as u32;
+        if j > last {
+            break;
+        }
+        if let Some(&offset) = user.get(&j) {
+            if start.elapsed() > cfg.budget {
+                return Ok(false);
+            }
+            let line = dev_prog.module.source_loc(offset).map(|l| l.line).unwrap_or(0);
+            let key = Line {
+                side: dev_prog.side,
+                line,
+            };
+            let n = tried.entry(offset).or_default();
+            if *n < cfg.per_site && !causes.contains_key(&key) {
+                *n += 1;
+                let neg = arena.not(c.expr);
+                let answer = query(&mut full, &mut pre, &arena, neg, vars, cfg, stats);
+                let model = match answer {
+                    Ok(m) => m,
+                    Err(_) => {
+                        // A solver that failed (a canceled scope after a
+                        // timeout, a crash) is replaced and told the path so far.
+                        stats.solver_errors += 1;
+                        (full, pre) = sessions(base, dev, &arena, j as usize, vars)?;
+                        None
+                    }
+                };
+                {
+                    if let Some(model) = model {
+                        let t2 = Inputs {
+                            stdin: t.to_vec(),
+                            ..Default::default()
+                        }
+                        .with_values(&model)
+                        .stdin;
+                        if let Some(w) = validate(base_prog, dev_prog, &t2, &base_user, &dev_user, cfg) {
+                            stats.validated += 1;
+                            let function = dev_prog
+                                .module
+                                .source_loc(offset)
+                                .map(|l| l.function.clone())
+                                .unwrap_or_default();
+                            causes.insert(
+                                key,
+                                RootCause {
+                                    line: key,
+                                    function,
+                                    offset,
+                                    witness: w,
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if kept(c) {
+            pre.assert(1, &arena, c.expr)?;
+            full.assert(1, &arena, c.expr)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Fresh solvers: `full` knows `base`'s path condition and `dev`'s first
+/// `upto` entries, `pre` only the latter.
+fn sessions(
+    base: &Run,
+    dev: &Run,
+    arena: &ExprArena,
+    upto: usize,
+    vars: &[InputVar],
+) -> Result<(Dual, Dual), SolverError> {
+    let mut full = Dual::new(vars)?;
+    let mut pre = Dual::new(vars)?;
+    for c in base.path.iter().filter(|c| kept(c)) {
+        full.assert(0, &base.arena, c.expr)?;
+    }
+    for c in dev.path[..upto].iter().filter(|c| kept(c)) {
+        full.assert(1, arena, c.expr)?;
+        pre.assert(1, arena, c.expr)?;
+    }
+    Ok((full, pre))
+}
+
+/// The cheap check without f, then the full deviation query: the model of
+/// a satisfiable deviation, `None` when unsatisfiable or unknown.
+fn query(
+    full: &mut Dual,
+    pre: &mut Dual,
+    arena: &ExprArena,
+    neg: ExprId,
+    vars: &[InputVar],
+    cfg: DarwinConfig,
+    stats: &mut DarwinStats,
+) -> Result<Option<Vec<(InputVar, u8)>>, SolverError> {
+    pre.push()?;
+    pre.assert(1, arena, neg)?;
+    let cheap = pre.solver.check(cfg.precheck_timeout)?;
+    pre.pop()?;
+    if cheap == SatResult::Unsat {
+        stats.precheck_unsat += 1;
+        return Ok(None);
+    }
+    stats.queries += 1;
+    full.push()?;
+    full.assert(1, arena, neg)?;
+    let answer = full.solver.check(cfg.query_timeout)?;
+    let model = if answer == SatResult::Sat {
+        stats.sat += 1;
+        Some(full.model(vars)?)
+    } else {
+        None
+    };
+    full.pop()?;
+    Ok(model)
+}
+
+/// Whether a path-condition entry goes into the queries: branch conditions
+/// do; concretizations of symbolic addresses and float operands do not.
+/// musl's `%s` conversion indexes a scanset bitmap on the stack by the
+/// input byte, and the interpreter fixes such writable-memory addresses to
+/// their concrete value, which would pin every byte `scanf` reads and make
+/// every deviation unsatisfiable. Without them a model may leave the path
+/// through such a lookup; the concrete validation of every alternate input
+/// rejects those.
+fn kept(c: &doppel_concolic::PathConstraint) -> bool {
+    matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { .. })
+}
+
+/// Concrete runs of both programs on `t2`: the base program must follow
+/// its user path on t, the deviating one must leave its own.
+fn validate(
+    base_prog: &Program,
+    dev_prog: &Program,
+    t2: &[u8],
+    base_user: &[(u32, u32)],
+    dev_user: &[(u32, u32)],
+    cfg: DarwinConfig,
+) -> Option<Witness> {
+    let b = run(base_prog.module, &config(t2, false, &base_prog.source, cfg.run_budget));
+    let d = run(dev_prog.module, &config(t2, false, &dev_prog.source, cfg.run_budget));
+    if run_problem(&b).is_some() || run_problem(&d).is_some() {
+        return None;
+    }
+    if user_path(&b) != base_user || user_path(&d) == dev_user {
+        return None;
+    }
+    let (p_out, q_out) = if base_prog.side == Side::Reference {
+        (&b.stdout, &d.stdout)
+    } else {
+        (&d.stdout, &b.stdout)
+    };
+    Some(Witness {
+        input: t2.to_vec(),
+        reference_output: String::from_utf8_lossy(p_out).into_owned(),
+        modified_output: String::from_utf8_lossy(q_out).into_owned(),
+        successful: outputs_match(p_out, q_out),
+    })
+}
+
+/// The set of lines a result reports, for tests and summaries.
+pub fn reported_lines(r: &DarwinResult) -> BTreeSet<Line> {
+    r.causes.iter().map(|c| c.line).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renaming_keeps_variables_and_operators() {
+        let t = "(define-fun e12 () (_ BitVec 8) (bvadd stdin_3 #x01))\n(assert (= e12 (select t0 e1)))\n";
+        assert_eq!(
+            rename(t, 1),
+            "(define-fun s1e12 () (_ BitVec 8) (bvadd stdin_3 #x01))\n(assert (= s1e12 (select s1t0 s1e1)))\n"
+        );
+    }
+}

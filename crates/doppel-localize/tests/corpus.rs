@@ -1,0 +1,66 @@
+//! The whole Codeflaws corpora through the case runner: every case ends
+//! with a named outcome, and the summary tables (docs/results/localize.md)
+//! are written to `$DOPPEL_LOCALIZE_OUT` (default: the system temp dir).
+
+use doppel_lang::c::codeflaws;
+use doppel_localize::case::{Case, CaseConfig, run_case};
+use doppel_localize::summary;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    std::env::var_os("DOPPEL_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+}
+
+fn out_dir() -> PathBuf {
+    std::env::var_os("DOPPEL_LOCALIZE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
+    let mut results = Vec::new();
+    for p in pairs {
+        let r = run_case(&Case::from_pair(p), &CaseConfig::default()).await;
+        eprintln!(
+            "{} {:?} darwin={:?} {:.1}s",
+            r.name,
+            r.outcome,
+            r.darwin.as_ref().map(|d| &d.outcome),
+            r.seconds
+        );
+        results.push(r);
+    }
+    assert_eq!(results.len(), pairs.len());
+    let md = summary::markdown(&results);
+    std::fs::write(out_dir().join(format!("localize-{label}.md")), &md).unwrap();
+    std::fs::write(
+        out_dir().join(format!("localize-{label}.json")),
+        serde_json::to_string(&results).unwrap(),
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn all_same_author_pairs() {
+    let root = shared().join("corpus/regressions/codeflaws");
+    let pairs: Vec<_> = codeflaws::discover_pairs(&root)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(pairs.len(), 140);
+    run_set("codeflaws", &pairs).await;
+}
+
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn all_cross_author_pairs() {
+    let root = shared().join("corpus/regressions/codeflaws-cross");
+    let dirs: Vec<_> = codeflaws::discover_pairs(&root)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    run_set("codeflaws-cross", &codeflaws::cross_pairs(&dirs)).await;
+}

@@ -1,0 +1,62 @@
+//! Darwin on the bundled pair: wasm builds, concolic runs, z3, validated
+//! alternate inputs.
+
+use doppel_concolic::Module;
+use doppel_lang::c::codeflaws;
+use doppel_lang::c::wasm::WasmBuildCache;
+use doppel_localize::darwin::{DarwinConfig, DarwinOutcome, Program, analyze};
+use doppel_localize::truth::Side;
+use std::path::Path;
+
+#[tokio::test]
+async fn darwin_blames_the_changed_condition_of_the_bundled_pair() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/regressions/1-A-bug-10-11");
+    let pair = codeflaws::read_pair(&root, None).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let cache = WasmBuildCache::new(d.path().to_path_buf());
+    let pw = cache.build_wasm(&pair.reference).await.unwrap();
+    let qw = cache.build_wasm(&pair.modified).await.unwrap();
+    let pm = Module::decode(&std::fs::read(&pw.output).unwrap()).unwrap();
+    let qm = Module::decode(&std::fs::read(&qw.output).unwrap()).unwrap();
+    let p = Program {
+        module: &pm,
+        source: pw.source.to_string_lossy().into_owned(),
+        side: Side::Reference,
+    };
+    let q = Program {
+        module: &qm,
+        source: qw.source.to_string_lossy().into_owned(),
+        side: Side::Modified,
+    };
+    let t = codeflaws::read_bytes(&pair.failing[0].input).unwrap();
+    let r = analyze(&p, &q, &t, DarwinConfig::default());
+    eprintln!("{r:#?}");
+    assert_eq!(r.outcome, DarwinOutcome::Localized);
+    let lines: Vec<String> = r.causes.iter().map(|c| c.line.to_string()).collect();
+    assert!(lines.contains(&"P':9".to_string()), "{lines:?}");
+    for c in &r.causes {
+        assert_ne!(c.witness.input, t, "an alternate input differs from t");
+    }
+}
+
+/// Darwin on one Codeflaws pair named by `DOPPEL_DARWIN_PAIR` (a directory
+/// of ../shared/corpus/regressions/codeflaws), printing the result: for
+/// reading a case by hand.
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn one_codeflaws_pair_by_name() {
+    let shared = std::env::var_os("DOPPEL_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let name = std::env::var("DOPPEL_DARWIN_PAIR").unwrap_or_else(|_| "118-A-bug-18073097-18080639".into());
+    let dir = shared.join("corpus/regressions/codeflaws").join(&name);
+    let pair = codeflaws::read_pair(&dir, None).unwrap();
+    let case = doppel_localize::case::Case::from_pair(&pair);
+    let r = doppel_localize::case::run_case(&case, &doppel_localize::case::CaseConfig::default()).await;
+    let d = r.darwin.as_ref().unwrap();
+    eprintln!("truth {:?}\n{:#?}\n{:?}", r.truth, d.stats, d.outcome);
+    for c in &d.causes {
+        eprintln!("{} {:?}", c.line, c.witness);
+    }
+    assert!(!matches!(d.outcome, DarwinOutcome::SolverFailure { .. }));
+}
