@@ -40,7 +40,30 @@ fn main() {
         run.branches.len(),
         run.arena.len()
     );
-    for b in run.branches.iter().take(40) {
+    let false_constraints = run
+        .path
+        .iter()
+        .filter(|c| run.arena.eval(c.expr, &|v| config.inputs.byte(v).unwrap_or(0)) != 1)
+        .count();
+    let selects = (1..run.arena.len() as u32)
+        .filter(|&i| {
+            matches!(
+                run.arena.get(doppel_concolic::ExprId(i)),
+                doppel_concolic::Expr::Select { .. }
+            )
+        })
+        .count();
+    let origins = run.path.iter().fold(std::collections::BTreeMap::new(), |mut m, c| {
+        *m.entry(format!("{:?}", c.origin)).or_insert(0) += 1;
+        m
+    });
+    eprintln!("false constraints: {false_constraints}, select nodes: {selects}, origins: {origins:?}");
+    for b in run
+        .branches
+        .iter()
+        .filter(|b| module.source_loc(b.offset).is_some_and(|l| !l.file.contains("libc")))
+        .take(40)
+    {
         let loc = module.source_loc(b.offset);
         eprintln!(
             "  {:?} {:?} taken={} {:?}",

@@ -5,7 +5,7 @@
 
 mod support;
 
-use doppel_concolic::solver::{SatResult, Session};
+use doppel_concolic::solver::{SatResult, Session, Solver, SolverError, Z3Process};
 use doppel_concolic::{BranchFilter, Inputs, Module, RunConfig, Symbolic};
 use std::time::Duration;
 use support::compile_c;
@@ -27,6 +27,16 @@ fn negated_branches_solve_to_inputs_that_flip_them() {
     };
     let run = doppel_concolic::run(&module, &config);
     assert_eq!(run.stdout, b"37 is medium, 1 mod 4\ncount=1 sum=37\n");
+    // scanf's digit lookups (musl __intscan's table) are selects, not pinned digits.
+    let selects = (1..run.arena.len() as u32)
+        .filter(|&i| {
+            matches!(
+                run.arena.get(doppel_concolic::ExprId(i)),
+                doppel_concolic::Expr::Select { .. }
+            )
+        })
+        .count();
+    assert!(selects > 0, "no table select in the path condition");
     let mut arena = run.arena.clone();
     let mut session = Session::z3().expect("z3 (Debian package z3) must be installed");
     let all_vars: Vec<_> = (0..config.inputs.stdin.len() as u32)
@@ -85,4 +95,81 @@ fn negated_branches_solve_to_inputs_that_flip_them() {
     // be flipped.
     assert!(sat >= 3, "only {sat} satisfiable negations");
     assert_eq!(flipped, sat);
+}
+
+#[test]
+fn a_missing_crashing_or_silent_solver_is_a_clear_error() {
+    match Z3Process::with_program("/nonexistent/z3") {
+        Err(SolverError::Missing { program, .. }) => assert_eq!(program, "/nonexistent/z3"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("started a missing program"),
+    }
+    // `false` exits at once: the next check finds the pipe closed.
+    match Z3Process::with_program("false") {
+        Err(SolverError::Crashed(_)) => {}
+        Err(e) => panic!("{e}"),
+        Ok(mut z) => assert!(matches!(
+            z.check(Duration::from_millis(200)),
+            Err(SolverError::Crashed(_))
+        )),
+    }
+    // A solver that never answers is killed after its timeout plus grace.
+    let dir = tempfile::tempdir().unwrap();
+    let silent = dir.path().join("silent-solver");
+    std::fs::write(&silent, "#!/bin/sh\nexec sleep 600\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&silent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut z = Z3Process::with_program(silent.to_str().unwrap()).unwrap();
+    z.grace = Duration::from_millis(100);
+    let start = std::time::Instant::now();
+    assert!(matches!(
+        z.check(Duration::from_millis(200)),
+        Err(SolverError::Timeout(_))
+    ));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // One that closes its output but lives on is a crash, not a hang.
+    let closing = dir.path().join("closing-solver");
+    std::fs::write(&closing, "#!/bin/sh\nexec cat > /dev/null\n").unwrap();
+    std::fs::set_permissions(&closing, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut z = Z3Process::with_program(closing.to_str().unwrap()).unwrap();
+    assert!(matches!(
+        z.check(Duration::from_millis(200)),
+        Err(SolverError::Crashed(_))
+    ));
+}
+
+#[test]
+fn z3_answers_unsat_and_models_through_the_session() {
+    use doppel_concolic::expr::{BinOp, CmpOp};
+    let mut a = doppel_concolic::ExprArena::new();
+    let x = a.var(doppel_concolic::InputVar {
+        source: doppel_concolic::InputSource::Stdin,
+        index: 0,
+    });
+    let y = a.var(doppel_concolic::InputVar {
+        source: doppel_concolic::InputSource::Arg(0),
+        index: 2,
+    });
+    let sum = a.bin(BinOp::Add, x, y);
+    let k = a.constant(8, 200);
+    let eq = a.cmp(CmpOp::Eq, sum, k);
+    let ten = a.constant(8, 10);
+    let lt = a.cmp(CmpOp::Ult, x, ten);
+    let mut s = Session::z3().unwrap();
+    s.assert(&a, eq).unwrap();
+    s.assert(&a, lt).unwrap();
+    assert_eq!(s.check(Duration::from_secs(5)).unwrap(), SatResult::Sat);
+    let model = s.model().unwrap();
+    let get = |n: &str| model.iter().find(|(v, _)| v.name() == n).unwrap().1;
+    assert_eq!(get("stdin_0").wrapping_add(get("arg0_2")), 200);
+    assert!(get("stdin_0") < 10);
+    s.push().unwrap();
+    let twenty = a.constant(8, 20);
+    let big = a.cmp(CmpOp::Ult, twenty, x);
+    s.assert(&a, big).unwrap();
+    assert_eq!(s.check(Duration::from_secs(5)).unwrap(), SatResult::Unsat);
+    s.pop().unwrap();
+    assert_eq!(s.check(Duration::from_secs(5)).unwrap(), SatResult::Sat);
+    let script = doppel_concolic::smt::script(&a, &[eq, lt]);
+    assert!(script.contains("(declare-fun stdin_0 () (_ BitVec 8))") && script.ends_with("(check-sat)\n"));
 }

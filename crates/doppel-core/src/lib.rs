@@ -4,6 +4,7 @@
 //! protocol, no language and no technique; it holds the plain data that crosses
 //! layer boundaries and the services every technique shares.
 
+pub mod campaign;
 pub mod cgroup;
 pub mod model;
 pub mod partition;

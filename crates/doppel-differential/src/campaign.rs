@@ -5,16 +5,16 @@
 
 use crate::config::DiffConfig;
 use crate::engine;
+use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Progress, Sink, Technique};
 use doppel_core::store::Store;
 use doppel_core::{RunRecord, Subject, ToolInfo, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 pub use doppel_lang::prepare::Prepared;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::sync::Mutex;
 
 /// The technique name under which runs are stored.
 pub const TECHNIQUE: &str = "differential";
@@ -31,11 +31,17 @@ pub struct CampaignSpec {
     pub diff: DiffConfig,
     /// Parallel jobs, each with its own debugger processes.
     pub jobs: usize,
-    /// Skip (subject, seed) runs whose key is already in the store.
+    /// Skip (subject, seed) runs whose key is already in the store (kept for
+    /// stored specs; the runner's [`Options::resume`] decides).
     pub resume: bool,
     /// Executable per debugger name, overriding discovery (`lldb` → `/usr/bin/lldb-dap-22`).
     #[serde(default)]
     pub executables: BTreeMap<String, String>,
+    /// The debuggers as probed at the start (executable and version), in
+    /// `debuggers` order: part of every run key. Empty when not probed
+    /// (the executables overrides stand in).
+    #[serde(default)]
+    pub tools: Vec<ToolInfo>,
 }
 
 impl CampaignSpec {
@@ -49,34 +55,10 @@ impl CampaignSpec {
     }
 }
 
-/// Progress reports, for the progress bar.
-#[derive(Debug, Clone)]
-pub enum Progress {
-    /// The campaign starts `total` runs after skipping `skipped` stored ones.
-    Started { total: usize, skipped: usize },
-    /// One run finished and was stored.
-    RunDone {
-        subject: String,
-        seed: u64,
-        verdict: String,
-        class: Option<String>,
-        duration_ms: f64,
-    },
-    /// A run could not be stored (the campaign goes on).
-    StoreError { subject: String, seed: u64, error: String },
-}
-
-/// What a campaign did.
-#[derive(Debug, Clone, Default)]
-pub struct CampaignStats {
-    pub runs: usize,
-    pub skipped: usize,
-    pub divergences: usize,
-    pub store_errors: usize,
-}
-
-/// The key of a run's inputs: technique, configuration fingerprint,
-/// debuggers, subject hash and seed.
+/// The key of a run's inputs: technique, campaign, configuration
+/// fingerprint, debuggers, their executables and versions, subject hash
+/// and seed. Two campaigns (another name, another gdb) never share a key,
+/// so one never replaces the other's runs.
 pub fn run_key(spec: &CampaignSpec, subject: &Subject, seed: u64) -> String {
     let mut fingerprint = serde_json::to_string(&spec.diff).unwrap_or_default();
     // What the debuggers see of the system libraries changes the traces.
@@ -85,11 +67,42 @@ pub fn run_key(spec: &CampaignSpec, subject: &Subject, seed: u64) -> String {
     }
     let digest = Sha256::digest(fingerprint.as_bytes());
     format!(
-        "{TECHNIQUE}|{}|{}|{}|{seed}",
+        "{TECHNIQUE}|{}|{}|{}|{}|{}|{seed}",
+        spec.name,
         &hex::encode(digest)[..12],
         spec.debuggers.join(","),
+        tools_id(spec),
         subject.hash
     )
+}
+
+/// The identity of the debuggers: their probed executables and versions,
+/// else the executable overrides.
+fn tools_id(spec: &CampaignSpec) -> String {
+    if spec.tools.is_empty() {
+        let overrides = serde_json::to_string(&spec.executables).unwrap_or_default();
+        campaign::tools_fingerprint(&[], &overrides)
+    } else {
+        campaign::tools_fingerprint(&spec.tools, "")
+    }
+}
+
+/// Probes every debugger of `spec` (executable and version, without
+/// starting a session) into [`CampaignSpec::tools`].
+///
+/// Errors: an unknown or missing debugger.
+pub fn probe_tools(spec: &mut CampaignSpec) -> anyhow::Result<()> {
+    let entries = registry::all();
+    let mut tools = Vec::new();
+    for name in &spec.debuggers {
+        let e = entries
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))?;
+        tools.push((e.probe)(&spec.config_for(name))?);
+    }
+    spec.tools = tools;
+    Ok(())
 }
 
 /// The configuration stored with each run: enough to replay it. For
@@ -98,27 +111,6 @@ pub fn run_key(spec: &CampaignSpec, subject: &Subject, seed: u64) -> String {
 /// does not depend on the cache or the corpus it came from.
 pub fn run_config(spec: &CampaignSpec, prepared: &Prepared) -> serde_json::Value {
     crate::record::DiffRecord::new(spec, prepared).to_value()
-}
-
-/// The work items of a campaign: every (subject, seed) pair, subjects
-/// outermost, without those `done` says are stored; and how many were skipped.
-pub fn work_queue<T: Clone>(
-    subjects: &[T],
-    seeds: &[u64],
-    done: impl Fn(&T, u64) -> bool,
-) -> (VecDeque<(T, u64)>, usize) {
-    let mut queue = VecDeque::new();
-    let mut skipped = 0;
-    for p in subjects {
-        for &seed in seeds {
-            if done(p, seed) {
-                skipped += 1;
-            } else {
-                queue.push_back((p.clone(), seed));
-            }
-        }
-    }
-    (queue, skipped)
 }
 
 /// Creates one instance of each of the spec's backends.
@@ -131,90 +123,89 @@ pub fn create_debuggers(spec: &CampaignSpec) -> anyhow::Result<Vec<Box<dyn Debug
         .collect()
 }
 
-/// Runs the campaign: every prepared subject with every seed.
+/// The campaign's work items: every (subject, seed) pair, subjects
+/// outermost (the deterministic order `--partition` splits).
+pub fn items(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: &[u64]) -> Vec<Item<Arc<Prepared>>> {
+    subjects
+        .iter()
+        .flat_map(|p| {
+            seeds.iter().map(move |&seed| Item {
+                key: run_key(spec, &p.subject, seed),
+                subject: p.subject.name.clone(),
+                seed,
+                input: p.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Differential testing as the core runner sees it: each job has its own
+/// warm instance of every debugger.
+pub struct Differential<'a> {
+    /// The campaign.
+    pub spec: &'a CampaignSpec,
+}
+
+/// One job: its debuggers, in the spec's order.
+pub struct DiffJob<'a> {
+    spec: &'a CampaignSpec,
+    debuggers: Vec<Box<dyn Debugger>>,
+}
+
+impl<'a> Technique for Differential<'a> {
+    type Input = Arc<Prepared>;
+    type Job = DiffJob<'a>;
+
+    fn name(&self) -> &str {
+        TECHNIQUE
+    }
+
+    async fn setup(&self, _index: usize) -> anyhow::Result<DiffJob<'a>> {
+        Ok(DiffJob {
+            spec: self.spec,
+            debuggers: create_debuggers(self.spec)?,
+        })
+    }
+}
+
+impl Job for DiffJob<'_> {
+    type Input = Arc<Prepared>;
+
+    fn preload(&mut self, next: &Item<Arc<Prepared>>) {
+        for d in self.debuggers.iter_mut() {
+            d.preload(&next.input.subject);
+        }
+    }
+
+    async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
+        let record = run_one(self.spec, &item.input, item.seed, &mut self.debuggers).await;
+        sink.store(record).await;
+        Ok(())
+    }
+
+    async fn shutdown(mut self) {
+        for d in self.debuggers.iter_mut() {
+            d.shutdown().await;
+        }
+    }
+}
+
+/// Runs the campaign: every prepared subject with every seed, as `options`
+/// say (jobs, resume, deadline, partition or claim).
 ///
-/// Errors: only when the debuggers cannot be created or the store cannot be
-/// read; single runs never fail the campaign (their failures are verdicts),
-/// and a run that cannot be stored is reported through `on_progress`.
+/// Errors: the debuggers cannot be created or the store cannot be read;
+/// single runs never fail the campaign (their failures are verdicts), and
+/// runs not stored and environment failures are in the stats.
 pub async fn run_campaign(
     spec: &CampaignSpec,
     subjects: Vec<Arc<Prepared>>,
     seeds: &[u64],
     store: &Store,
-    on_progress: &(dyn Fn(Progress) + Sync),
+    options: &Options,
+    on_progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> anyhow::Result<CampaignStats> {
-    let done: HashSet<String> = if spec.resume {
-        store.finished_keys(TECHNIQUE).await?
-    } else {
-        HashSet::new()
-    };
-    let (queue, skipped) = work_queue(&subjects, seeds, |p, seed| {
-        done.contains(&run_key(spec, &p.subject, seed))
-    });
-    on_progress(Progress::Started {
-        total: queue.len(),
-        skipped,
-    });
-    let jobs = spec.jobs.max(1).min(queue.len().max(1));
-    // Create every job's debuggers up front so that a missing debugger is one
-    // clear error before any run.
-    let mut pools = Vec::new();
-    for _ in 0..jobs {
-        pools.push(create_debuggers(spec)?);
-    }
-    let queue = Mutex::new(queue);
-    let stats = Mutex::new(CampaignStats {
-        skipped,
-        ..Default::default()
-    });
-    let workers = pools.into_iter().map(|mut dbg| {
-        let (queue, stats) = (&queue, &stats);
-        async move {
-            // Each worker holds the next item too, so its debuggers can
-            // prepare that run while this one goes on (Debugger::preload).
-            let mut next = queue.lock().await.pop_front();
-            while let Some((p, seed)) = next.take() {
-                next = queue.lock().await.pop_front();
-                if let Some((n, _)) = &next {
-                    for d in dbg.iter_mut() {
-                        d.preload(&n.subject);
-                    }
-                }
-                let record = run_one(spec, &p, seed, &mut dbg).await;
-                let class = record.verdict.finding().map(|f| f.class.to_string());
-                let verdict = record.verdict.name().to_string();
-                let duration_ms = record.duration_ms;
-                let stored = store.insert_run(&record).await;
-                let mut s = stats.lock().await;
-                s.runs += 1;
-                if class.is_some() {
-                    s.divergences += 1;
-                }
-                match stored {
-                    Ok(_) => on_progress(Progress::RunDone {
-                        subject: p.subject.name.clone(),
-                        seed,
-                        verdict,
-                        class,
-                        duration_ms,
-                    }),
-                    Err(e) => {
-                        s.store_errors += 1;
-                        on_progress(Progress::StoreError {
-                            subject: p.subject.name.clone(),
-                            seed,
-                            error: format!("{e:#}"),
-                        })
-                    }
-                }
-            }
-            for d in dbg.iter_mut() {
-                d.shutdown().await;
-            }
-        }
-    });
-    futures::future::join_all(workers).await;
-    Ok(stats.into_inner())
+    let items = items(spec, &subjects, seeds);
+    campaign::run(&Differential { spec }, &items, store, options, on_progress).await
 }
 
 /// Runs one (subject, seed) pair on the given debuggers and builds its record.

@@ -72,6 +72,7 @@ impl DiffRecord {
             jobs: 1,
             resume: false,
             executables: self.executables.clone(),
+            tools: Vec::new(),
         }
     }
 }

@@ -106,8 +106,18 @@ pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunRe
     };
     // The shell is gone; its pipes close unless a grandchild holds them.
     guard.kill_tree();
-    let (stdout, out_cut) = read_out.await.unwrap_or_default();
-    let (stderr, _) = read_err.await.unwrap_or_default();
+    // Bounded: a descendant that escaped the kill could hold the pipes open.
+    let drain = std::time::Duration::from_secs(2);
+    let (stdout, out_cut) = tokio::time::timeout(drain, read_out)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let (stderr, _) = tokio::time::timeout(drain, read_err)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
     let fin = Finished {
         code: status.code(),
         signal: status.signal(),

@@ -11,11 +11,47 @@ pub struct EngineEntry {
     pub family: Family,
     /// What it is and how it is installed, for `doppel engines`.
     pub about: &'static str,
+    /// What its host can and cannot observe (for the verdict layer).
+    pub traits: HostTraits,
     /// Finds the installed engine and its version without starting it.
     /// Errors: [`EngineError::NotInstalled`] saying what is missing and how to install it.
     pub probe: fn(&EnginesConfig) -> Result<String, EngineError>,
     /// Creates the engine (processes start on the first run).
     pub create: fn(&EnginesConfig) -> Result<Box<dyn Engine>, EngineError>,
+}
+
+/// What an engine's host can observe, so that verdicts compare only what
+/// every side really measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HostTraits {
+    /// The thrown value's constructor is read inside the engine; otherwise it
+    /// is the error's `name` parsed from the engine's message (a subclass
+    /// without its own `name` reads as its base, primitives may be unknown).
+    pub exact_constructor: bool,
+    /// The global object behaves as the spec says for user declarations
+    /// (descriptors, key order); node's `vm` contexts do not (notes §5.2).
+    pub conformant_global: bool,
+    /// Promise jobs run after the script (boabem never runs them).
+    pub runs_promise_jobs: bool,
+}
+
+impl HostTraits {
+    /// A host that observes everything.
+    pub const EXACT: HostTraits = HostTraits {
+        exact_constructor: true,
+        conformant_global: true,
+        runs_promise_jobs: true,
+    };
+    /// A host that sees the thrown value only as the engine's message text.
+    pub const MESSAGE_ONLY: HostTraits = HostTraits {
+        exact_constructor: false,
+        ..HostTraits::EXACT
+    };
+}
+
+/// The registry entry called `name`, if any.
+pub fn entry(name: &str) -> Option<EngineEntry> {
+    all().into_iter().find(|e| e.name == name)
 }
 
 /// All engines, in the order `doppel engines` lists them.

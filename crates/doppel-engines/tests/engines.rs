@@ -79,6 +79,14 @@ async fn check(name: &str, q: Quirks) {
     assert_eq!(features.supported.len(), doppel_engines::features::PROBES.len());
     assert_eq!(features.level(), q.level, "{name}: {}", features.summary());
     let has = |f: &str| features.supported.get(f) == Some(&true);
+    let traits = registry::entry(name).expect("registered").traits;
+    if traits.exact_constructor {
+        assert_eq!(
+            (q.custom, q.number, q.null),
+            (EXACT.custom, EXACT.number, EXACT.null),
+            "{name}"
+        );
+    }
 
     // Normal completion with output, non-ASCII intact both ways.
     let r = e
@@ -161,6 +169,23 @@ async fn check(name: &str, q: Quirks) {
     assert_eq!(r.outcome, Outcome::Timeout, "{name}: {r:?}");
     let r = e.run(&Script::new("print('again');"), &o).await;
     assert_eq!((r.outcome, r.output.as_str()), (Outcome::Normal, "again\n"), "{name}");
+
+    // Promise jobs run after the script where the host says so.
+    if has("Promise") {
+        let r = e
+            .run(
+                &Script::new("Promise.resolve().then(function () { print('job'); });"),
+                &o,
+            )
+            .await;
+        assert_eq!(r.outcome, Outcome::Normal, "{name}");
+        let want = if traits.runs_promise_jobs { "job\n" } else { "" };
+        assert_eq!(
+            r.output, want,
+            "{name}: runs_promise_jobs = {}",
+            traits.runs_promise_jobs
+        );
+    }
 
     // A fresh realm per script: globals do not leak.
     e.run(&Script::new("var leaked = 1;"), &o).await;
@@ -296,4 +321,25 @@ fn every_registered_engine_has_a_test_here() {
     for e in registry::all() {
         assert!(me.contains(&format!("\"{}\"", e.name)), "no test runs {}", e.name);
     }
+}
+
+/// Known crashes of the Python bindings are handled: boabem segfaults on a
+/// function (or Symbol) as a script's completion value, PythonMonkey when the
+/// thrown `null`/`undefined` is read (notes §5.6, §5.7).
+#[tokio::test]
+async fn known_binding_crashes_are_avoided() {
+    let o = opts(10_000);
+    let mut boa = engine("boa");
+    for src in ["(function () {})", "Symbol('s')", "globalThis"] {
+        let r = boa.run(&Script::new(src), &o).await;
+        assert_eq!(r.outcome, Outcome::Normal, "boa on {src}: {r:?}");
+    }
+    let mut pm = engine("sm-pythonmonkey");
+    for (src, want) in [("throw undefined;", "undefined"), ("throw null;", "null")] {
+        let r = pm.run(&Script::new(src), &o).await;
+        assert_eq!(ctor(&r.outcome), Some(want), "pythonmonkey on {src}: {r:?}");
+    }
+    // pythonmonkey's host globals are gone (`python` would run Python).
+    let r = pm.run(&Script::new("print(typeof python, typeof pmEval);"), &o).await;
+    assert_eq!(r.output, "undefined undefined\n");
 }

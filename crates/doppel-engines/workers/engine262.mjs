@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Session } from 'node:inspector/promises';
+import inspector from 'node:inspector';
 
 const require = createRequire(import.meta.url);
 const { serve, printer } = require('./node-lines.js');
@@ -29,10 +29,17 @@ const cataloguePath = covIndex >= 0 ? process.argv[covIndex + 1] : null;
 const budgetIndex = process.argv.indexOf('--budget');
 const BUDGET = budgetIndex >= 0 ? Number(process.argv[budgetIndex + 1]) : 2e6;
 
+// node:inspector's callback API (node:inspector/promises needs node 19+;
+// Debian 12's nodejs is 18).
 let session = null;
 if (cataloguePath) {
-  session = new Session();
-  session.connect();
+  const raw = new inspector.Session();
+  raw.connect();
+  session = {
+    post: (method, params) => new Promise((resolve, reject) => {
+      raw.post(method, params || {}, (err, result) => (err ? reject(err) : resolve(result)));
+    }),
+  };
   await session.post('Profiler.enable');
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
 }

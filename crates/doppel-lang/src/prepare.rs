@@ -27,7 +27,9 @@ pub struct Prepared {
     pub node_types: Vec<String>,
     /// Node type for "no line" (the translation unit).
     pub root_node: String,
-    /// Why the subject cannot be run (compile error), if so.
+    /// Why the subject cannot be run (compile error), if so: an outcome of
+    /// the subject, recorded as such. (A failure of the environment, such
+    /// as an unwritable cache, is an error of preparation instead.)
     pub error: Option<String>,
 }
 
@@ -150,7 +152,9 @@ pub fn prepare_js(paths: &[PathBuf], cache: &Path, limit: Selection) -> anyhow::
 
 /// Prepares one JavaScript subject (or records why it cannot be one).
 ///
-/// Errors: the source file cannot be read.
+/// Errors: the source file cannot be read, or the JavaScript cache cannot
+/// be written ([`crate::js::JsSubjectError::is_environment`]: not the
+/// file's outcome).
 pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Result<Prepared> {
     // Not UTF-8 is the subject's outcome (`JsCache::prepare` says so), not
     // an abort of the campaign: the text is read lossily for the line types.
@@ -160,21 +164,10 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
     let root_node = syntax.ast_node_type(0);
     let (subject, error) = match cache.prepare(file, name) {
         Ok(subject) => (subject, None),
-        Err(e) => (
-            Subject {
-                name: name.to_string(),
-                language: Language::JavaScript,
-                source: file.to_path_buf(),
-                source_name: file_name(file),
-                line_count: syntax.line_count(),
-                binary: None,
-                prelude: Vec::new(),
-                epilogue: Vec::new(),
-                hash: hex::encode(Sha256::digest(source_text.as_bytes())),
-                build: "js".into(),
-            },
-            Some(e.to_string()),
-        ),
+        Err(e) if e.is_environment() => {
+            return Err(anyhow::Error::new(e).context(format!("preparing {}", file.display())));
+        }
+        Err(e) => (unprepared_js(file, name, &syntax, &source_text), Some(e.to_string())),
     };
     Ok(Prepared {
         subject,
@@ -183,6 +176,23 @@ pub fn prepare_js_one(cache: &JsCache, file: &Path, name: &str) -> anyhow::Resul
         root_node,
         error,
     })
+}
+
+/// The subject of a JavaScript file that could not be prepared: no
+/// scripts, hashed over its source.
+fn unprepared_js(file: &Path, name: &str, syntax: &JsSyntax, source_text: &str) -> Subject {
+    Subject {
+        name: name.to_string(),
+        language: Language::JavaScript,
+        source: file.to_path_buf(),
+        source_name: file_name(file),
+        line_count: syntax.line_count(),
+        binary: None,
+        prelude: Vec::new(),
+        epilogue: Vec::new(),
+        hash: hex::encode(Sha256::digest(source_text.as_bytes())),
+        build: "js".into(),
+    }
 }
 
 fn file_name(file: &Path) -> String {
@@ -273,7 +283,7 @@ fn read_lossy(file: &Path) -> anyhow::Result<String> {
 /// Builds one subject (or records why it cannot be built).
 ///
 /// Errors: the source file cannot be read, or the build environment failed
-/// ([`doppel_lang::c::BuildError::is_environment`]: an unwritable cache is
+/// ([`crate::c::BuildError::is_environment`]: an unwritable cache is
 /// not the program's outcome).
 pub async fn prepare_one(
     cache: &BuildCache,

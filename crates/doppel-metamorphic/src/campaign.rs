@@ -12,16 +12,15 @@
 use crate::config::MetaConfig;
 use crate::program::{Builder, Program};
 use crate::sequence::{self, TestRecord};
+use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Progress, Sink, Technique};
 use doppel_core::store::Store;
-use doppel_core::{RunRecord, Verdict};
+use doppel_core::{RunRecord, ToolInfo, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::prepare::Prepared;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tokio::sync::Mutex;
 
 /// The technique name in the store.
 pub const TECHNIQUE: &str = "metamorphic";
@@ -38,38 +37,14 @@ pub struct MetaSpec {
     pub meta: MetaConfig,
     /// Parallel jobs, each with its own debugger.
     pub jobs: usize,
-    /// Skip sequences whose last test is stored.
+    /// Skip sequences whose last test is stored (kept for stored specs; the
+    /// runner's `Options::resume` decides).
     pub resume: bool,
-}
-
-/// Progress reports, for the progress bar.
-#[derive(Debug, Clone)]
-pub enum MetaProgress {
-    /// `total` sequences to run after skipping `skipped` stored ones.
-    Started { total: usize, skipped: usize },
-    /// One metamorphic test was stored.
-    TestDone {
-        subject: String,
-        seed: u64,
-        round: usize,
-        verdict: String,
-        class: Option<String>,
-    },
-    /// A sequence ended.
-    SequenceDone { subject: String, seed: u64 },
-    /// A test could not be stored (the campaign goes on).
-    StoreError { subject: String, seed: u64, error: String },
-}
-
-/// What a campaign did.
-#[derive(Debug, Clone, Default)]
-pub struct MetaStats {
-    pub sequences: usize,
-    pub skipped: usize,
-    pub tests: usize,
-    pub warnings: usize,
-    pub inconclusive: usize,
-    pub store_errors: usize,
+    /// The debugger as probed at the start (executable and version): part
+    /// of every key. `None` when not probed (the configured executable
+    /// stands in).
+    #[serde(default)]
+    pub tool: Option<ToolInfo>,
 }
 
 /// The backend settings of every run metamorphic testing drives (initial
@@ -88,8 +63,8 @@ pub fn debugger_config(base: &DebuggerConfig) -> DebuggerConfig {
     }
 }
 
-/// The key of a sequence: technique, configuration fingerprint, debugger,
-/// program hash, seed.
+/// The key of a sequence: technique, campaign, configuration fingerprint,
+/// debugger, its executable and version, program hash, seed.
 pub fn sequence_key(spec: &MetaSpec, program_hash: &str, seed: u64) -> String {
     let mut fingerprint = serde_json::to_string(&spec.meta).unwrap_or_default();
     if spec.debugger_config.system_debug_info {
@@ -101,7 +76,39 @@ pub fn sequence_key(spec: &MetaSpec, program_hash: &str, seed: u64) -> String {
         fingerprint.push_str("|absorb_breakpoint_restop");
     }
     let digest = hex::encode(Sha256::digest(fingerprint.as_bytes()));
-    format!("{TECHNIQUE}|{}|{}|{program_hash}|{seed}", &digest[..12], spec.debugger)
+    let tool = match &spec.tool {
+        Some(t) => doppel_core::campaign::tools_fingerprint(std::slice::from_ref(t), ""),
+        None => doppel_core::campaign::tools_fingerprint(&[], spec.debugger_config.executable.as_deref().unwrap_or("")),
+    };
+    format!(
+        "{TECHNIQUE}|{}|{}|{}|{tool}|{program_hash}|{seed}",
+        spec.name,
+        &digest[..12],
+        spec.debugger
+    )
+}
+
+/// The sequence a stored test's key belongs to (`<sequence>|r<round>|last`),
+/// if the test ended its sequence.
+pub fn finished_sequence(test_key: &str) -> Option<String> {
+    test_key
+        .strip_suffix("|last")
+        .and_then(|k| k.rsplit_once('|'))
+        .map(|(s, _)| s.to_string())
+}
+
+/// Probes the debugger of `spec` (executable and version, without starting
+/// a session) into [`MetaSpec::tool`].
+///
+/// Errors: an unknown or missing debugger.
+pub fn probe_tool(spec: &mut MetaSpec) -> anyhow::Result<()> {
+    let entries = registry::all();
+    let e = entries
+        .iter()
+        .find(|e| e.name == spec.debugger)
+        .ok_or_else(|| anyhow::anyhow!("unknown debugger '{}' (see `doppel backends`)", spec.debugger))?;
+    spec.tool = Some((e.probe)(&spec.debugger_config)?);
+    Ok(())
 }
 
 /// The key of test `round` of a sequence (`|last` when it ends the sequence).
@@ -113,7 +120,81 @@ pub fn test_key(sequence: &str, round: usize, last: bool) -> String {
     }
 }
 
-/// Runs the campaign.
+/// The campaign's work items: one sequence per (program, seed), programs
+/// outermost (the deterministic order `--partition` splits).
+pub fn items(spec: &MetaSpec, subjects: &[Arc<Prepared>], seeds: &[u64]) -> Vec<Item<Arc<Prepared>>> {
+    subjects
+        .iter()
+        .flat_map(|p| {
+            seeds.iter().map(move |&seed| Item {
+                key: sequence_key(spec, &p.subject.hash, seed),
+                subject: p.subject.name.clone(),
+                seed,
+                input: p.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Metamorphic testing as the core runner sees it: each job has its own
+/// debugger under test.
+pub struct Metamorphic<'a> {
+    /// The campaign.
+    pub spec: &'a MetaSpec,
+    /// Builds follow-up programs.
+    pub builder: &'a Builder,
+}
+
+/// One job: its debugger.
+pub struct MetaJob<'a> {
+    spec: &'a MetaSpec,
+    builder: &'a Builder,
+    debugger: Box<dyn Debugger>,
+}
+
+impl<'a> Technique for Metamorphic<'a> {
+    type Input = Arc<Prepared>;
+    type Job = MetaJob<'a>;
+
+    fn name(&self) -> &str {
+        TECHNIQUE
+    }
+
+    fn finished_item(&self, run_key: &str) -> Option<String> {
+        finished_sequence(run_key)
+    }
+
+    async fn setup(&self, _index: usize) -> anyhow::Result<MetaJob<'a>> {
+        Ok(MetaJob {
+            spec: self.spec,
+            builder: self.builder,
+            debugger: registry::create(&self.spec.debugger, &debugger_config(&self.spec.debugger_config))?,
+        })
+    }
+}
+
+impl Job for MetaJob<'_> {
+    type Input = Arc<Prepared>;
+
+    async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
+        run_sequence(
+            self.spec,
+            &item.input,
+            item.seed,
+            &mut self.debugger,
+            self.builder,
+            sink,
+        )
+        .await;
+        Ok(())
+    }
+
+    async fn shutdown(mut self) {
+        self.debugger.shutdown().await;
+    }
+}
+
+/// Runs the campaign: a sequence per (program, seed), as `options` say.
 ///
 /// Errors: only when the debugger cannot be created or the store cannot be
 /// read; single tests never fail the campaign.
@@ -123,78 +204,25 @@ pub async fn run_campaign(
     seeds: &[u64],
     store: &Store,
     builder: &Builder,
-    on_progress: &(dyn Fn(MetaProgress) + Sync),
-) -> anyhow::Result<MetaStats> {
-    let done: HashSet<String> = if spec.resume {
-        store
-            .finished_keys(TECHNIQUE)
-            .await?
-            .into_iter()
-            .filter_map(|k| {
-                k.strip_suffix("|last")
-                    .and_then(|k| k.rsplit_once('|'))
-                    .map(|(s, _)| s.to_string())
-            })
-            .collect()
-    } else {
-        HashSet::new()
-    };
-    let (queue, skipped) = doppel_differential::campaign::work_queue(&subjects, seeds, |p, seed| {
-        done.contains(&sequence_key(spec, &p.subject.hash, seed))
-    });
-    on_progress(MetaProgress::Started {
-        total: queue.len(),
-        skipped,
-    });
-    let jobs = spec.jobs.max(1).min(queue.len().max(1));
-    let mut pool = Vec::new();
-    for _ in 0..jobs {
-        pool.push(registry::create(
-            &spec.debugger,
-            &debugger_config(&spec.debugger_config),
-        )?);
-    }
-    let queue = Mutex::new(queue);
-    let stats = Mutex::new(MetaStats {
-        skipped,
-        ..Default::default()
-    });
-    let workers = pool.into_iter().map(|mut dbg| {
-        let (queue, stats) = (&queue, &stats);
-        async move {
-            loop {
-                let Some((p, seed)) = queue.lock().await.pop_front() else {
-                    break;
-                };
-                run_sequence(spec, &p, seed, &mut dbg, store, builder, stats, on_progress).await;
-                stats.lock().await.sequences += 1;
-                on_progress(MetaProgress::SequenceDone {
-                    subject: p.subject.name.clone(),
-                    seed,
-                });
-            }
-            dbg.shutdown().await;
-        }
-    });
-    futures::future::join_all(workers).await;
-    Ok(stats.into_inner())
+    options: &Options,
+    on_progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> anyhow::Result<CampaignStats> {
+    let items = items(spec, &subjects, seeds);
+    campaign::run(&Metamorphic { spec, builder }, &items, store, options, on_progress).await
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn run_sequence(
     spec: &MetaSpec,
     p: &Prepared,
     seed: u64,
     dbg: &mut Box<dyn Debugger>,
-    store: &Store,
     builder: &Builder,
-    stats: &Mutex<MetaStats>,
-    on_progress: &(dyn Fn(MetaProgress) + Sync),
+    sink: &Sink<'_>,
 ) {
     let key = sequence_key(spec, &p.subject.hash, seed);
     let program = Program::new(p.subject.clone(), p.source_text.clone());
     if let Some(reason) = &p.error {
-        let record = TestRecord {
+        let test = TestRecord {
             round: 1,
             chain: vec![],
             applied: None,
@@ -210,7 +238,7 @@ async fn run_sequence(
             duration_ms: 0.0,
             last: true,
         };
-        store_test(spec, &key, seed, record, store, stats, on_progress).await;
+        sink.store(record(spec, &key, seed, &test)).await;
         return;
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -219,7 +247,7 @@ async fn run_sequence(
     };
     let writer = async {
         while let Some(r) = rx.recv().await {
-            store_test(spec, &key, seed, r, store, stats, on_progress).await;
+            sink.store(record(spec, &key, seed, &r)).await;
         }
     };
     let runner = async {
@@ -227,47 +255,6 @@ async fn run_sequence(
         drop(emit);
     };
     tokio::join!(runner, writer);
-}
-
-async fn store_test(
-    spec: &MetaSpec,
-    sequence: &str,
-    seed: u64,
-    t: TestRecord,
-    store: &Store,
-    stats: &Mutex<MetaStats>,
-    on_progress: &(dyn Fn(MetaProgress) + Sync),
-) {
-    let record = record(spec, sequence, seed, &t);
-    let class = record.verdict.finding().map(|f| f.class.to_string());
-    let verdict = record.verdict.name().to_string();
-    let stored = store.insert_run(&record).await;
-    let mut s = stats.lock().await;
-    s.tests += 1;
-    if class.is_some() {
-        s.warnings += 1;
-    }
-    if matches!(record.verdict, Verdict::Inconclusive { .. }) {
-        s.inconclusive += 1;
-    }
-    let subject = t.initial.subject.name.clone();
-    match stored {
-        Ok(_) => on_progress(MetaProgress::TestDone {
-            subject,
-            seed,
-            round: t.round,
-            verdict,
-            class,
-        }),
-        Err(e) => {
-            s.store_errors += 1;
-            on_progress(MetaProgress::StoreError {
-                subject,
-                seed,
-                error: format!("{e:#}"),
-            });
-        }
-    }
 }
 
 /// The stored form of one metamorphic test. `config` holds: `meta`,
@@ -340,6 +327,7 @@ mod tests {
             meta: MetaConfig::default(),
             jobs: 1,
             resume: false,
+            tool: None,
         }
     }
 

@@ -54,6 +54,16 @@ pub enum BenchWhat {
         /// Programs to run (default: the bundled corpus of the debugger's language).
         paths: Vec<std::path::PathBuf>,
     },
+    /// The campaign runner's own overhead per work item (target: at most
+    /// 1 ms), on CPU-light fake items, against a plain loop doing the same.
+    Runner {
+        /// Fake work items.
+        #[arg(long, default_value_t = 2000)]
+        items: u64,
+        /// CPU time of each fake item, microseconds.
+        #[arg(long, default_value_t = 200)]
+        work_us: u64,
+    },
     /// Debug-information checks (PLDI'20): checks per second with one
     /// debugger session per binary (batched) against one launch per (s, v)
     /// pair, on the same Csmith programs, builds and references.
@@ -138,6 +148,9 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     } = &a.what
     {
         return debuginfo(*csmith, *seed, compilers, levels, debuggers, *sample, *max_pairs).await;
+    }
+    if let BenchWhat::Runner { items, work_us } = a.what {
+        return super::bench_runner::run(items, work_us).await;
     }
     if let BenchWhat::Meta {
         debugger,

@@ -6,7 +6,7 @@ use clap::Args;
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
 use doppel_debuggers::DebuggerConfig;
-use doppel_differential::campaign::{self, CampaignSpec, Progress};
+use doppel_differential::campaign::{self, CampaignSpec};
 use doppel_differential::{ActionWeights, BreakpointLines};
 use doppel_lang::c::BuildRecipe;
 use doppel_lang::prepare as subjects;
@@ -89,6 +89,8 @@ pub struct DiffArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub runner: super::campaign::RunnerArgs,
     /// C files or directories (default: the bundled corpus).
     pub paths: Vec<PathBuf>,
 }
@@ -184,19 +186,16 @@ pub fn spec(a: &DiffArgs, s: &Settings) -> anyhow::Result<CampaignSpec> {
         diff,
         jobs: a.jobs.unwrap_or(s.campaign.jobs).max(1),
         resume: a.resume,
+        tools: Vec::new(),
     })
 }
 
 pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
-    let spec = spec(&a, s)?;
-    // A missing debugger is one clear error before anything runs.
-    for name in &spec.debuggers {
-        doppel_debuggers::registry::all()
-            .iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{name}' (see `doppel backends`)"))
-            .and_then(|e| (e.probe)(&spec.config_for(name)).map_err(anyhow::Error::from))?;
-    }
+    let mut spec = spec(&a, s)?;
+    // A missing debugger is one clear error before anything runs; the
+    // probed executables and versions are part of every run key.
+    campaign::probe_tools(&mut spec)?;
+    let options = a.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
     let language = doppel_debuggers::registry::language_of(&spec.debuggers)?;
     let paths = if a.paths.is_empty() {
@@ -219,35 +218,18 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     let first = a.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel diff: {} programs ({} cannot run: they do not compile or parse), {} seeds each, debuggers {}, {} job(s), store {db}",
+        "doppel diff: {} programs ({} cannot run: they do not compile or parse), {} seeds each, debuggers {}, {} job(s){}, store {db}",
         prepared.len(),
         failed_builds,
         seeds.len(),
         spec.debuggers.join(","),
-        spec.jobs
+        spec.jobs,
+        a.runner.describe()
     );
 
     let bar = super::progress_bar(a.quiet, "runs");
-    let on_progress = |p: Progress| match p {
-        Progress::Started { total, skipped } => {
-            bar.set_length(total as u64);
-            if skipped > 0 {
-                bar.suspend(|| eprintln!("resuming: {skipped} runs already stored are skipped"));
-            }
-        }
-        Progress::RunDone {
-            subject, seed, class, ..
-        } => {
-            bar.inc(1);
-            if let Some(c) = class {
-                bar.set_message(format!("last divergence: {subject} seed {seed}: {c}"));
-            }
-        }
-        Progress::StoreError { subject, seed, error } => {
-            bar.suspend(|| eprintln!("warning: run {subject} seed {seed} was not stored: {error}"));
-        }
-    };
-    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &on_progress).await?;
+    let on_progress = super::campaign::on_progress(&bar, "runs");
+    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &options, &on_progress).await?;
     bar.finish_and_clear();
 
     let filter = RunFilter {
@@ -258,7 +240,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     eprintln!(
         "this invocation: {} runs, {} divergences, {} skipped (resume){}",
         stats.runs,
-        stats.divergences,
+        stats.findings,
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
@@ -266,25 +248,5 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         let index = super::report::write(&store, &filter, dir, &spec).await?;
         eprintln!("report: {}", index.display());
     }
-    Ok(if stats.store_errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_debugger_path_for_an_unknown_debugger_is_an_error() {
-        let s = Settings::default();
-        let e = executables_with(&s, &["lldbb=/usr/bin/lldb-dap-22".into()]).unwrap_err();
-        let msg = format!("{e:#}");
-        assert!(msg.contains("--debugger-path lldbb=/usr/bin/lldb-dap-22"), "{msg}");
-        assert!(msg.contains("unknown debugger 'lldbb'"), "{msg}");
-        let ok = executables_with(&s, &["lldb=/usr/bin/lldb-dap-22".into()]).unwrap();
-        assert_eq!(ok["lldb"], "/usr/bin/lldb-dap-22");
-    }
+    Ok(super::campaign::finish(&stats, "runs"))
 }

@@ -26,7 +26,17 @@ pub async fn run(a: EnginesArgs) -> anyhow::Result<ExitCode> {
                 installed += 1;
                 let (mode, features) = match (e.create)(&cfg) {
                     Ok(mut engine) => {
-                        let mode = engine.info().mode.clone();
+                        let mut mode = engine.info().mode.clone();
+                        let t = e.traits;
+                        for (ok, caveat) in [
+                            (t.exact_constructor, "constructor from the message"),
+                            (t.conformant_global, "global object not conformant"),
+                            (t.runs_promise_jobs, "promise jobs not run"),
+                        ] {
+                            if !ok {
+                                mode.push_str(&format!("\n{caveat}"));
+                            }
+                        }
                         let f = if a.no_probe {
                             "-".to_string()
                         } else {

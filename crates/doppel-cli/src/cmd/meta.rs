@@ -7,7 +7,7 @@ use clap::Args;
 use doppel_core::store::RunFilter;
 use doppel_lang::c::BuildRecipe;
 use doppel_lang::prepare as subjects;
-use doppel_metamorphic::campaign::{self, MetaProgress, MetaSpec};
+use doppel_metamorphic::campaign::{self, MetaSpec};
 use doppel_metamorphic::program::Builder;
 use doppel_metamorphic::{MetaConfig, Transformation};
 use std::process::ExitCode;
@@ -60,6 +60,7 @@ pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
         meta,
         jobs: a.run.jobs.unwrap_or(s.campaign.jobs).max(1),
         resume: a.run.resume,
+        tool: None,
     })
 }
 
@@ -74,12 +75,15 @@ pub fn absorb_note(debugger: &str, cfg: &doppel_debuggers::DebuggerConfig) -> &'
 }
 
 pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
-    let spec = spec(&a, s)?;
-    doppel_debuggers::registry::all()
-        .iter()
-        .find(|e| e.name == spec.debugger)
-        .ok_or_else(|| anyhow::anyhow!("unknown debugger '{}' (see `doppel backends`)", spec.debugger))
-        .and_then(|e| (e.probe)(&spec.debugger_config).map_err(anyhow::Error::from))?;
+    let mut spec = spec(&a, s)?;
+    // A missing debugger is one clear error before anything runs; its
+    // probed executable and version are part of every key.
+    campaign::probe_tool(&mut spec)?;
+    anyhow::ensure!(
+        !a.run.runner.claim,
+        "--claim: a metamorphic sequence stores several tests; split a metamorphic campaign by --partition k/N"
+    );
+    let options = a.run.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
     let language = doppel_debuggers::registry::language_of(std::slice::from_ref(&spec.debugger))?;
     let paths = if a.run.paths.is_empty() {
@@ -101,13 +105,14 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     let first = a.run.seed.unwrap_or(s.campaign.seed);
     let seeds: Vec<u64> = (0..runs).map(|i| first.wrapping_add(i)).collect();
     eprintln!(
-        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s), store {db}{}",
+        "doppel meta: {} programs ({} cannot run), {} seeds each, debugger {}, up to {} rounds, {} job(s){}, store {db}{}",
         prepared.len(),
         prepared.iter().filter(|p| p.error.is_some()).count(),
         seeds.len(),
         spec.debugger,
         spec.meta.rounds,
         spec.jobs,
+        a.run.runner.describe(),
         absorb_note(&spec.debugger, &spec.debugger_config)
     );
     let builder = Builder::new(
@@ -117,27 +122,8 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     );
 
     let bar = super::progress_bar(a.run.quiet, "sequences");
-    let on_progress = |p: MetaProgress| match p {
-        MetaProgress::Started { total, skipped } => {
-            bar.set_length(total as u64);
-            if skipped > 0 {
-                bar.suspend(|| eprintln!("resuming: {skipped} sequences already stored are skipped"));
-            }
-        }
-        MetaProgress::TestDone {
-            subject,
-            seed,
-            round,
-            class: Some(c),
-            ..
-        } => bar.set_message(format!("last warning: {subject} seed {seed} round {round}: {c}")),
-        MetaProgress::TestDone { .. } => {}
-        MetaProgress::SequenceDone { .. } => bar.inc(1),
-        MetaProgress::StoreError { subject, seed, error } => {
-            bar.suspend(|| eprintln!("warning: a test of {subject} seed {seed} was not stored: {error}"));
-        }
-    };
-    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &builder, &on_progress).await?;
+    let on_progress = super::campaign::on_progress(&bar, "sequences");
+    let stats = campaign::run_campaign(&spec, prepared, &seeds, &store, &builder, &options, &on_progress).await?;
     bar.finish_and_clear();
     let filter = RunFilter {
         technique: Some(campaign::TECHNIQUE.into()),
@@ -146,16 +132,12 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     super::classes::print_summary(&store, &filter).await?;
     eprintln!(
         "this invocation: {} sequences, {} metamorphic tests, {} warnings, {} inconclusive, {} skipped (resume){}",
-        stats.sequences,
-        stats.tests,
-        stats.warnings,
+        stats.items,
+        stats.runs,
+        stats.findings,
         stats.inconclusive,
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
-    Ok(if stats.store_errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::campaign::finish(&stats, "sequences"))
 }

@@ -3,6 +3,8 @@
 pub mod backends;
 pub mod bench;
 pub mod bench_engines;
+pub mod bench_runner;
+pub mod campaign;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;

@@ -6,7 +6,7 @@
 
 use super::{hosted, python_worker};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
 /// The registry entry.
@@ -15,6 +15,10 @@ pub fn entry() -> EngineEntry {
         name: "boa",
         family: Family::Boa,
         about: "Boa 0.22 via PyPI boabem (python/requirements.txt)",
+        traits: HostTraits {
+            runs_promise_jobs: false,
+            ..HostTraits::MESSAGE_ONLY
+        },
         probe,
         create,
     }
@@ -27,6 +31,6 @@ fn probe(cfg: &EnginesConfig) -> Result<String, EngineError> {
 fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
     let version = probe(cfg)?;
     let cmd = python_worker(cfg, "venv", "boa_worker.py", true);
-    let mode = "worker: fork + new Context per script; promise jobs not run";
+    let mode = "worker: fork + new Context per script";
     Ok(hosted(cfg, "boa", Family::Boa, version, mode, Launch::Worker(cmd)))
 }

@@ -4,7 +4,7 @@
 use super::{hosted, on_path};
 use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
 
 const DEBIAN: &str = "duktape";
@@ -15,6 +15,7 @@ pub fn entry() -> EngineEntry {
         name: "duktape",
         family: Family::Duktape,
         about: "Duktape `duk`, Debian duktape (ES5), a process per script",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

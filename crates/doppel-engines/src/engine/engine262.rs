@@ -9,7 +9,7 @@ use super::{on_path, worker_file};
 use crate::coverage::{Catalogue, ProgramCoverage};
 use crate::features::FeatureSet;
 use crate::hosted::probe_features;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::{Worker, WorkerCommand};
 use crate::{Engine, EngineError, EngineInfo, EnginesConfig, Family, RunOptions, RunResult, Script};
 use async_trait::async_trait;
@@ -25,6 +25,7 @@ pub fn entry() -> EngineEntry {
         name: "engine262",
         family: Family::Engine262,
         about: "engine262 (the executable specification), npm @engine262/engine262, in node",
+        traits: HostTraits::EXACT,
         probe,
         create: |cfg| Ok(Box::new(Engine262::new(cfg, false)?)),
     }

@@ -6,7 +6,7 @@
 use super::{hosted, on_path};
 use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
 
 /// The registry entry.
@@ -15,6 +15,7 @@ pub fn entry() -> EngineEntry {
         name: "hermes",
         family: Family::Hermes,
         about: "Hermes 0.12 via npm hermes-engine-cli (js/package.json), a process per script",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

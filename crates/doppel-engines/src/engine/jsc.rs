@@ -4,7 +4,7 @@
 
 use super::{hosted, on_path, worker_file};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::WorkerCommand;
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
@@ -16,6 +16,7 @@ pub fn entry() -> EngineEntry {
         name: "jsc",
         family: Family::JavaScriptCore,
         about: "JavaScriptCore (WebKitGTK) `jsc` shell, Debian libjavascriptcoregtk-4.0-bin",
+        traits: HostTraits::EXACT,
         probe,
         create,
     }

@@ -5,7 +5,7 @@
 use super::{hosted, on_path};
 use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
 
 const DEBIAN: &str = "njs";
@@ -16,6 +16,7 @@ pub fn entry() -> EngineEntry {
         name: "njs",
         family: Family::Njs,
         about: "njs, Debian njs (ES5+), a process per script",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

@@ -5,7 +5,7 @@
 
 use super::{hosted, on_path, worker_file};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::WorkerCommand;
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
@@ -15,6 +15,10 @@ pub fn entry() -> EngineEntry {
         name: "v8-node",
         family: Family::V8,
         about: "V8 11 in node 20 `vm` contexts (global object not conformant), Debian nodejs",
+        traits: HostTraits {
+            conformant_global: false,
+            ..HostTraits::EXACT
+        },
         probe,
         create,
     }

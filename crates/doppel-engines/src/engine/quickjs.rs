@@ -5,7 +5,7 @@
 
 use super::{hosted, on_path, worker_file};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::WorkerCommand;
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
@@ -15,6 +15,7 @@ pub fn entry() -> EngineEntry {
         name: "quickjs",
         family: Family::QuickJs,
         about: "QuickJS (WASM) via npm quickjs-emscripten (js/package.json)",
+        traits: HostTraits::EXACT,
         probe,
         create,
     }

@@ -6,7 +6,7 @@
 
 use super::{hosted, python_worker};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
 /// The registry entry.
@@ -15,6 +15,7 @@ pub fn entry() -> EngineEntry {
         name: "quickjs-ng",
         family: Family::QuickJs,
         about: "quickjs-ng via PyPI quickjs-ng (python/requirements-quickjs-ng.txt)",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

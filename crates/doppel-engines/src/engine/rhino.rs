@@ -7,7 +7,7 @@
 use super::{hosted, on_path};
 use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
 
 const DEBIAN: &str = "rhino";
@@ -18,6 +18,7 @@ pub fn entry() -> EngineEntry {
         name: "rhino",
         family: Family::Rhino,
         about: "Rhino `rhino -version 200`, Debian rhino (JVM, ES5+), a process per script",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

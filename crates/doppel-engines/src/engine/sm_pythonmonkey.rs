@@ -7,7 +7,7 @@
 
 use super::{hosted, python_worker};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
 /// The registry entry.
@@ -16,6 +16,7 @@ pub fn entry() -> EngineEntry {
         name: "sm-pythonmonkey",
         family: Family::SpiderMonkey,
         about: "SpiderMonkey 136 via PyPI pythonmonkey (python/requirements.txt)",
+        traits: HostTraits::EXACT,
         probe,
         create,
     }

@@ -6,7 +6,7 @@
 
 use super::{hosted, python_worker};
 use crate::hosted::Launch;
-use crate::registry::EngineEntry;
+use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family};
 
 /// The registry entry.
@@ -15,6 +15,7 @@ pub fn entry() -> EngineEntry {
         name: "v8-mini-racer",
         family: Family::V8,
         about: "V8 14 via PyPI mini-racer (python/requirements.txt)",
+        traits: HostTraits::MESSAGE_ONLY,
         probe,
         create,
     }

@@ -79,10 +79,18 @@ pub enum BuildError {
 }
 
 impl BuildError {
-    /// Whether the failure is the build environment's (see [`BuildError::Io`])
-    /// rather than the program's or the compiler's.
+    /// Whether the failure is the build environment's rather than the
+    /// program's or the compiler's: [`BuildError::Io`] (the cache cannot be
+    /// written, ...), or a compiler that could not write its output (a full
+    /// disk, a read-only or unwritable directory: [`ENVIRONMENT_MESSAGES`]).
+    /// Such a failure is an error of the campaign; a program that does not
+    /// compile (or makes the compiler hang) is an outcome of the subject.
     pub fn is_environment(&self) -> bool {
-        matches!(self, BuildError::Io { .. })
+        match self {
+            BuildError::Io { .. } => true,
+            BuildError::CompileFailed { stderr } => ENVIRONMENT_MESSAGES.iter().any(|m| stderr.contains(m)),
+            BuildError::CompilerMissing { .. } | BuildError::Timeout(_) => false,
+        }
     }
 }
 
@@ -90,6 +98,16 @@ impl BuildError {
 fn io(doing: impl FnOnce() -> String) -> impl FnOnce(std::io::Error) -> BuildError {
     move |source| BuildError::Io { doing: doing(), source }
 }
+
+/// Messages (strerror texts) with which a compiler or linker reports that
+/// it could not write its output: the environment's failure.
+pub const ENVIRONMENT_MESSAGES: &[&str] = &[
+    "No space left on device",
+    "Disk quota exceeded",
+    "Read-only file system",
+    "Permission denied",
+    "cannot create temporary file",
+];
 
 /// A directory of built subjects, keyed by content.
 #[derive(Debug, Clone)]

@@ -33,6 +33,15 @@ use doppel_core::{Language, Subject};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
+impl JsSubjectError {
+    /// Whether the failure is the environment's (reading or writing the
+    /// cache failed), not the file's: an error of the campaign, not an
+    /// outcome of the subject.
+    pub fn is_environment(&self) -> bool {
+        matches!(self, JsSubjectError::Io { .. })
+    }
+}
+
 /// File name of the generated epilogue that starts a SunSpider program.
 pub const RUN_EPILOGUE_FILE_NAME: &str = "doppel-run.js";
 
