@@ -23,7 +23,7 @@ use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference, rust};
 use doppel_core::store::Store;
-use doppel_core::{Action, ExecAction, Finding, Language, RunRecord, Subject, Verdict};
+use doppel_core::{Finding, Language, RunRecord, Subject, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::c::{BuildCache, CSyntax};
 use serde::{Deserialize, Serialize};
@@ -328,7 +328,7 @@ async fn run_program(
         started,
     };
     let prep = serde_json::to_value(&prep).unwrap_or_default();
-    let done = Verdict::ProgramFinished { actions: checks };
+    let done = Verdict::Checked { checks };
     close_program(
         program,
         prep,
@@ -521,7 +521,7 @@ async fn run_rust_program(
         text: &text,
         started,
     };
-    let done = Verdict::ProgramFinished { actions: checks };
+    let done = Verdict::Checked { checks };
     close_program(
         program,
         prep,
@@ -734,8 +734,8 @@ fn session_record(spec: &DebuginfoSpec, p: &Program, b: &Build, cell: &Cell) -> 
             reason: s.ending.clone(),
         }
     } else {
-        Verdict::ProgramFinished {
-            actions: s.pauses as usize,
+        Verdict::Checked {
+            checks: s.verdicts.len(),
         }
     };
     RunRecord {
@@ -854,10 +854,8 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
         debuggers: Vec::new(),
         verdict: Verdict::Divergence(Finding {
             class,
-            action_index: 0,
-            last_action: Action::Exec {
-                exec: ExecAction::Resume,
-            },
+            action_index: None,
+            last_action: None,
             line: Some(f.reference.pair.line),
             detail,
         }),
