@@ -337,3 +337,104 @@ async fn doppel_killed() {
     }
     t.finish("doppel_killed");
 }
+
+/// Debuggers killed (`SIGKILL`) and stopped (`SIGSTOP`) at seeded random
+/// points of a gdb/lldb campaign: each is a recorded tool failure or
+/// timeout with its cause, the campaign ends with every (program, seed)
+/// stored once, and nothing is left running.
+#[tokio::test(flavor = "multi_thread")]
+async fn debuggers_killed_and_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("doppel.db");
+    let seeds = 6u64;
+    let programs = ["loops.c", "structs.c"];
+    let mut c = doppel_cmd(&db);
+    c.args([
+        "diff",
+        "--runs-per-program",
+        &seeds.to_string(),
+        "--jobs",
+        "2",
+        "--action-timeout-ms",
+        "3000",
+        "--quiet",
+    ]);
+    for p in programs {
+        c.arg(corpus(p));
+    }
+    let mut child = c.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut t = Tally::default();
+    let mut seen = BTreeSet::new();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let start = Instant::now();
+    let mut next_fault = Instant::now() + Duration::from_millis(1500);
+    let status = loop {
+        if let Ok(Some(s)) = child.try_wait() {
+            break Some(s);
+        }
+        if start.elapsed() > Duration::from_secs(600) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        let tree = doppel_core::process::descendants(child.id());
+        seen.extend(tree.iter().copied());
+        if Instant::now() >= next_fault {
+            let debuggers: Vec<u32> = tree
+                .into_iter()
+                .filter(|p| {
+                    std::fs::read_to_string(format!("/proc/{p}/comm"))
+                        .is_ok_and(|c| c.trim() == "gdb" || c.trim().starts_with("lldb-dap"))
+                })
+                .collect();
+            if !debuggers.is_empty() {
+                let victim = debuggers[(next() % debuggers.len() as u64) as usize];
+                let sig = if next() % 2 == 0 { libc::SIGKILL } else { libc::SIGSTOP };
+                unsafe { libc::kill(victim as i32, sig) };
+                t.cases += 1;
+            }
+            next_fault = Instant::now() + Duration::from_millis(1000 + next() % 2000);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    t.panics += err.matches("panicked").count();
+    match status {
+        None => t.hangs += 1,
+        Some(s) if !s.success() => {
+            t.notes.push(format!("doppel exited with {s}: {err}"));
+            t.messages_without_cause += usize::from(err.trim().is_empty());
+        }
+        Some(_) => {}
+    }
+    let left = left_behind(&seen, dir.path());
+    t.processes_left += left.len();
+    t.notes.extend(left);
+    let (keys, runs) = stored(&db).await;
+    for p in programs {
+        for seed in 0..seeds {
+            match keys.iter().find(|((s, k), _)| s.ends_with(p) && *k == seed) {
+                None => t.runs_lost += 1,
+                Some((_, &n)) => t.runs_duplicated += n - 1,
+            }
+        }
+    }
+    for r in &runs {
+        if without_cause(&r.verdict) {
+            t.messages_without_cause += 1;
+            t.notes.push(format!("{}: {:?}", r.subject.name, r.verdict));
+        }
+    }
+    assert!(t.cases > 0, "no debugger was seen to inject a fault into");
+    t.finish("debuggers_killed_and_stopped");
+}

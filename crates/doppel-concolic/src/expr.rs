@@ -197,11 +197,50 @@ pub struct Table {
     pub bytes: Vec<u8>,
 }
 
+/// A fast non-cryptographic hasher for small keys (the multiply-rotate
+/// scheme of rustc's FxHasher): interning is the hot path of symbolic runs,
+/// and SipHash took a third of their time.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FxBuild = std::hash::BuildHasherDefault<Fx>;
+
 /// The hash-consed node store: structurally equal nodes get the same id.
 #[derive(Debug, Clone, Default)]
 pub struct ExprArena {
     nodes: Vec<(Expr, u8)>,
-    index: HashMap<Expr, ExprId>,
+    index: HashMap<Expr, ExprId, FxBuild>,
     tables: Vec<Table>,
 }
 

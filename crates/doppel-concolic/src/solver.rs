@@ -11,8 +11,8 @@
 use crate::expr::{ExprArena, ExprId, InputVar};
 use crate::smt::SmtWriter;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// Answer of a satisfiability check.
@@ -66,7 +66,9 @@ pub trait Solver {
 /// and by the kernel when doppel dies: `PR_SET_PDEATHSIG`).
 pub struct Z3Process {
     child: Child,
-    stdin: ChildStdin,
+    /// Commands go through a writer thread, so a solver that stops reading
+    /// cannot block the caller (the next check times out instead).
+    stdin: Sender<Vec<u8>>,
     lines: Receiver<String>,
     /// Extra wall-clock time beyond a query's timeout before the process is killed.
     pub grace: Duration,
@@ -98,8 +100,16 @@ impl Z3Process {
             program: program.into(),
             reason: e.to_string(),
         })?;
-        let stdin = child.stdin.take().expect("piped");
+        let mut pipe = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
+        let (stdin, commands) = channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            for c in commands {
+                if pipe.write_all(&c).and_then(|_| pipe.flush()).is_err() {
+                    break;
+                }
+            }
+        });
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
@@ -161,9 +171,8 @@ impl Drop for Z3Process {
 impl Solver for Z3Process {
     fn send(&mut self, smtlib: &str) -> Result<(), SolverError> {
         self.stdin
-            .write_all(smtlib.as_bytes())
-            .and_then(|_| self.stdin.flush())
-            .map_err(|e| SolverError::Crashed(e.to_string()))
+            .send(smtlib.as_bytes().to_vec())
+            .map_err(|_| SolverError::Crashed("the solver's input is closed".into()))
     }
 
     fn push(&mut self) -> Result<(), SolverError> {

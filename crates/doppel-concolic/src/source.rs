@@ -14,8 +14,9 @@ pub struct SourceLoc {
     pub file: String,
     /// 1-based line.
     pub line: u32,
-    /// The enclosing function's name from DWARF (`main`), or the wasm name
-    /// section's name without DWARF subprogram info.
+    /// The enclosing function's name from DWARF (its linkage name when it
+    /// has one: wasi-libc renames `main(argc, argv)` to `__main_argc_argv`),
+    /// or the wasm name section's name without DWARF subprogram info.
     pub function: String,
 }
 

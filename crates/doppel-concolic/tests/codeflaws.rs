@@ -12,8 +12,13 @@ use std::path::Path;
 use std::process::Command;
 use support::node;
 
+/// `../shared` next to the repository (`DOPPEL_SHARED` overrides it, for
+/// worktrees that live elsewhere), as the other crates' shared-corpus tests.
 fn corpus() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/regressions/codeflaws")
+    std::env::var_os("DOPPEL_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+        .join("corpus/regressions/codeflaws")
 }
 
 fn read_maybe_gz(p: &Path) -> Vec<u8> {

@@ -127,3 +127,14 @@ fn budgets_end_runs_with_named_outcomes() {
         }
     );
 }
+
+#[test]
+fn bench_measures_both_modes() {
+    let m = module(CLASSIFY);
+    let b = doppel_concolic::bench::measure(&m, &stdin_config(b"abc", Symbolic::NONE), 3);
+    assert_eq!(b.concrete.runs, 3);
+    assert!(b.concrete.instructions > 20 && b.concrete.instructions == b.symbolic.instructions);
+    assert_eq!(b.concrete.constraints, 0);
+    assert_eq!(b.symbolic.constraints, 1, "the `if` on the first input byte");
+    assert!(b.concrete.per_second > 0.0 && b.symbolic.per_second > 0.0);
+}

@@ -218,6 +218,62 @@ unsafe fn keeper(read_end: i32, write_end: i32, kill_file: &std::ffi::CStr, dir:
     }
 }
 
+/// A new, empty cgroup v2 group for one tool doppel starts (a debugger, a
+/// browser, a compiler), so that killing the tool kills everything it ever
+/// started, `setsid` orphans included ([`kill_group`]). Beside doppel's leaf
+/// in its campaign group, else below doppel's own group. `None` where no
+/// group can be made (not root, no cgroup v2, no `cgroup.kill`).
+pub fn new_tool_group() -> Option<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    static PARENT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let parent = PARENT.get_or_init(|| {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
+        }
+        let own = own_v2_dir().ok()?;
+        let parent = match own.file_name() {
+            Some(n) if n == MAIN_LEAF => own.parent()?.to_path_buf(),
+            _ => own,
+        };
+        parent.join("cgroup.procs").exists().then_some(parent)
+    });
+    let parent = parent.as_ref()?;
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = parent.join(format!("doppel-{pid}-tool-{n}"));
+    std::fs::create_dir(&dir).ok()?;
+    if dir.join("cgroup.kill").exists() {
+        Some(dir)
+    } else {
+        let _ = std::fs::remove_dir(&dir);
+        None
+    }
+}
+
+/// Kills every process in the cgroup v2 group `dir` (`cgroup.kill`) and
+/// removes the group once it is empty (in the background if that takes
+/// longer than a moment).
+pub fn kill_group(dir: &Path) {
+    let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+    for _ in 0..50 {
+        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        for _ in 0..1000 {
+            if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    });
+}
+
 /// The group of one program under test (see the module documentation):
 /// killed with everything in it, and removed, when dropped.
 #[derive(Debug)]

@@ -601,20 +601,40 @@ impl ClassKey {
     }
 }
 
-/// A divergence found in a run: what differs, after which action, and where.
+/// A finding of a run: its class, where, and what, for people. Debugger
+/// techniques say after which action of the trace it showed
+/// (`action_index`, `last_action`); a technique without actions (debug-info
+/// validation checks a pair at a breakpoint) leaves both out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub class: ClassKey,
     /// Index (0-based) of the action after which the debuggers diverged.
-    pub action_index: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_index: Option<usize>,
     /// The action after which they diverged.
-    pub last_action: Action,
-    /// The line where that action was issued (the pause location before it,
-    /// or the requested breakpoint line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_action: Option<Action>,
+    /// The line of the finding (debuggers: where that action was issued, the
+    /// pause location before it or the requested breakpoint line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// One sentence per debugger saying what it did, for people.
     pub detail: String,
+}
+
+impl Finding {
+    /// `3` and `step over` for a finding after action 3, a step over; `?`
+    /// for a finding without actions (shown as is by debugger reproducers,
+    /// which only see debugger findings).
+    pub fn action_parts(&self) -> (String, String) {
+        (
+            self.action_index.map(|i| i.to_string()).unwrap_or_else(|| "?".into()),
+            self.last_action
+                .as_ref()
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| "?".into()),
+        )
+    }
 }
 
 /// How a run ended.
@@ -632,11 +652,15 @@ pub enum Verdict {
     Inconclusive { actions: usize, reason: String },
     /// The input could not be used (does not compile, no lines); no debugger ran.
     SubjectError { reason: String },
+    /// A technique that checks properties ran its checks and found nothing
+    /// to report (debug-information validation: a session's or a program's
+    /// pairs); `checks` counts them.
+    Checked { checks: usize },
 }
 
 impl Verdict {
     /// Stable short name (`program_finished`, `max_actions`, `divergence`,
-    /// `inconclusive`, `subject_error`).
+    /// `inconclusive`, `subject_error`, `checked`).
     pub fn name(&self) -> &'static str {
         match self {
             Verdict::ProgramFinished { .. } => "program_finished",
@@ -644,6 +668,7 @@ impl Verdict {
             Verdict::Divergence(_) => "divergence",
             Verdict::Inconclusive { .. } => "inconclusive",
             Verdict::SubjectError { .. } => "subject_error",
+            Verdict::Checked { .. } => "checked",
         }
     }
 

@@ -167,6 +167,8 @@ pub struct ProcessGuard {
     pid: u32,
     /// Whether the child runs in its own network namespace.
     pub network_isolated: bool,
+    /// The child's own cgroup (`crate::cgroup::new_tool_group`), if any.
+    group: Option<std::path::PathBuf>,
 }
 
 /// Spawns `cmd` in its own process group (and network namespace, if asked and
@@ -182,6 +184,12 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
     // parent closes the race with a parent that died before the prctl.
     // SAFETY: prctl and getppid are async-signal-safe.
     let parent = unsafe { libc::getpid() };
+    // A cgroup of its own, entered before exec: killing the tool kills
+    // everything it ever started, `setsid` orphans included.
+    let group = crate::cgroup::new_tool_group();
+    let procs = group
+        .as_ref()
+        .and_then(|g| std::ffi::CString::new(g.join("cgroup.procs").into_os_string().into_encoded_bytes()).ok());
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -189,6 +197,15 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
             }
             if libc::getppid() != parent {
                 libc::_exit(1);
+            }
+            if let Some(p) = &procs {
+                // "0" moves the writing process (open/write/close are
+                // async-signal-safe); a failure leaves the tool where it is.
+                let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
+                if fd >= 0 {
+                    libc::write(fd, b"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                }
             }
             Ok(())
         });
@@ -206,15 +223,24 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
             });
         }
     }
-    let child = cmd.spawn()?;
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(g) = &group {
+                crate::cgroup::kill_group(g);
+            }
+            return Err(e);
+        }
+    };
     let pid = child.id().unwrap_or(0);
     if let Ok(mut live) = LIVE.lock() {
-        live.insert(pid);
+        live.insert(pid, group.clone());
     }
     Ok(ProcessGuard {
         child: Some(child),
         pid,
         network_isolated: isolate,
+        group,
     })
 }
 
@@ -284,20 +310,23 @@ fn kill_program_group(pid: u32) {
 }
 
 /// Roots of the process trees spawned through [`spawn`] and not yet killed.
-static LIVE: std::sync::Mutex<std::collections::BTreeSet<u32>> =
-    std::sync::Mutex::new(std::collections::BTreeSet::new());
+/// With each root, its cgroup if it has one.
+static LIVE: std::sync::Mutex<BTreeMap<u32, Option<std::path::PathBuf>>> = std::sync::Mutex::new(BTreeMap::new());
 
 /// Kills every process tree spawned through [`spawn`] that is still alive.
 /// For a process that is about to exit on a signal (Ctrl-C, `SIGTERM`):
 /// guards are not dropped then, and every tool runs in a process group of
 /// its own, so nothing else would stop them.
 pub fn kill_all_spawned() {
-    let roots: Vec<u32> = LIVE
+    let roots: Vec<(u32, Option<std::path::PathBuf>)> = LIVE
         .lock()
         .map(|mut l| std::mem::take(&mut *l).into_iter().collect())
         .unwrap_or_default();
-    for root in roots {
+    for (root, group) in roots {
         kill_tree(root);
+        if let Some(g) = group {
+            crate::cgroup::kill_group(&g);
+        }
     }
 }
 
@@ -362,6 +391,9 @@ impl ProcessGuard {
     /// Kills the child and every descendant with `SIGKILL`, and reaps the child.
     pub fn kill_tree(&mut self) {
         kill_tree(self.pid);
+        if let Some(g) = self.group.take() {
+            crate::cgroup::kill_group(&g);
+        }
         if let Ok(mut live) = LIVE.lock() {
             live.remove(&self.pid);
         }

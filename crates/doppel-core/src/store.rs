@@ -178,7 +178,10 @@ async fn probe(url: &str, postgres: bool) -> anyhow::Result<()> {
 ///
 /// 1: the first release. 2: technique-tagged class keys (`ClassKey` =
 /// technique + named parts, in `record_json` and the new `class_json` column).
-pub const SCHEMA_VERSION: i64 = 2;
+/// 3: debug-information records stop wearing the debugger model: verdict
+/// `checked {checks}` instead of `program_finished {actions}`, findings
+/// without an action index and last action.
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Key of the PostgreSQL advisory lock held while the schema is created.
 const SCHEMA_LOCK: i64 = 0x646f_7070_656c; // "doppel"

@@ -54,7 +54,28 @@ async fn check_migrated(store: &Store, raw_rows: Vec<(i64, String)>) {
             .unwrap()
             .unwrap_or_else(|| panic!("run {id} is gone"));
         let (verdict, class) = &expected[&key];
+        // Debug-information records got their own verdict in schema 3.
+        let verdict = match (run.technique.as_str(), verdict.as_str()) {
+            ("debuginfo", "program_finished") => "checked",
+            (_, v) => v,
+        };
         assert_eq!(run.verdict.name(), verdict, "run {id}");
+        if run.technique == "debuginfo" {
+            match &run.verdict {
+                doppel_core::Verdict::Checked { checks } if run.config["kind"] == "session" => {
+                    assert_eq!(
+                        Some(*checks),
+                        run.config["verdicts"].as_array().map(Vec::len),
+                        "run {id}"
+                    )
+                }
+                doppel_core::Verdict::Checked { checks } => assert!(*checks > 0, "run {id}"),
+                doppel_core::Verdict::Divergence(f) => {
+                    assert_eq!((f.action_index, &f.last_action), (None, &None), "run {id}")
+                }
+                other => panic!("run {id}: {other:?}"),
+            }
+        }
         let now = run.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default();
         assert_eq!(&now, class, "run {id}: the class changed");
         if let Some(f) = run.verdict.finding() {

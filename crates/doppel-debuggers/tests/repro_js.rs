@@ -148,8 +148,8 @@ fn a_breakpoint_phase_divergence_shows_where_v8_resolved_the_breakpoint() {
             .with("last_action", "set_breakpoint")
             .with("node", "Program")
             .with_prefixed("policy", "policy", "slide_vs_reject"),
-        action_index: 0,
-        last_action: Action::SetBreakpoint { at },
+        action_index: Some(0),
+        last_action: Some(Action::SetBreakpoint { at }),
         line: Some(5),
         detail: "node: breakpoint at prog.js:6:1; firefox: rejected".into(),
     });

@@ -24,7 +24,7 @@ use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference, rust};
 use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Sink, Technique};
 use doppel_core::store::Store;
-use doppel_core::{Action, ExecAction, Finding, Language, RunRecord, Subject, Verdict};
+use doppel_core::{Finding, Language, RunRecord, Subject, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::c::{BuildCache, CSyntax};
 use serde::{Deserialize, Serialize};
@@ -389,7 +389,7 @@ async fn run_program(
         started,
     };
     let prep = serde_json::to_value(&prep).unwrap_or_default();
-    let done = Verdict::ProgramFinished { actions: checks };
+    let done = Verdict::Checked { checks };
     close_program(
         program,
         prep,
@@ -583,7 +583,7 @@ async fn run_rust_program(
         text: &text,
         started,
     };
-    let done = Verdict::ProgramFinished { actions: checks };
+    let done = Verdict::Checked { checks };
     close_program(
         program,
         prep,
@@ -796,8 +796,8 @@ fn session_record(spec: &DebuginfoSpec, p: &Program, b: &Build, cell: &Cell) -> 
             reason: s.ending.clone(),
         }
     } else {
-        Verdict::ProgramFinished {
-            actions: s.pauses as usize,
+        Verdict::Checked {
+            checks: s.verdicts.len(),
         }
     };
     RunRecord {
@@ -916,10 +916,8 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
         debuggers: Vec::new(),
         verdict: Verdict::Divergence(Finding {
             class,
-            action_index: 0,
-            last_action: Action::Exec {
-                exec: ExecAction::Resume,
-            },
+            action_index: None,
+            last_action: None,
             line: Some(f.reference.pair.line),
             detail,
         }),

@@ -29,6 +29,7 @@ fn verdict_line(v: &Verdict) -> String {
             f.class
         ),
         Verdict::SubjectError { reason } => format!("verdict: subject error: {reason}"),
+        Verdict::Checked { checks } => format!("verdict: checked ({checks} checks, nothing to report)"),
         other => format!("verdict: {}", other.name()),
     }
 }

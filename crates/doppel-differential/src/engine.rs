@@ -125,8 +125,8 @@ async fn drive(
     let finding = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| {
         Verdict::Divergence(Finding {
             class: crate::class::class_key(d.kind, action.kind(), node_type(line), d.policy.as_deref()),
-            action_index: rec.actions - 1,
-            last_action: action,
+            action_index: Some(rec.actions - 1),
+            last_action: Some(action),
             line,
             detail: d.detail,
         })

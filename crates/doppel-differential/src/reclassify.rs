@@ -41,21 +41,21 @@ fn outputs_by_action(run: &RunRecord) -> Vec<(Action, Vec<Option<Output>>)> {
 /// did not diverge or cannot be re-judged (outputs missing).
 pub fn reclassify(run: &RunRecord, cfg: &DiffConfig) -> Option<Verdict> {
     let f = run.verdict.finding()?;
+    let index = f.action_index?;
     let rows = outputs_by_action(run);
-    let (action, outs) = rows.get(f.action_index)?;
+    let (action, outs) = rows.get(index)?;
     let outs: Vec<Output> = outs.iter().cloned().collect::<Option<_>>()?;
     let names: Vec<String> = run.debuggers.iter().map(|d| d.name.clone()).collect();
     let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) else {
         return Some(Verdict::Inconclusive {
-            actions: f.action_index,
+            actions: index,
             reason: format!(
-                "the divergence after action {} ({}) disappears under the current normalization; replay to continue the run",
-                f.action_index, f.last_action
+                "the divergence after action {index} ({action}) disappears under the current normalization; replay to continue the run"
             ),
         });
     };
     // The agreed state before the action: the last pause of the first trace before it.
-    let before: Option<ProgramState> = rows[..f.action_index]
+    let before: Option<ProgramState> = rows[..index]
         .iter()
         .rev()
         .find_map(|(_, o)| o.first().and_then(|o| o.as_ref()).and_then(Output::paused).cloned())
@@ -145,8 +145,8 @@ mod tests {
             debuggers: traces.iter().map(|t| t.debugger.clone()).collect(),
             verdict: Verdict::Divergence(Finding {
                 class: crate::class::class_key(DivergenceKind::Variables, ActionKind::Start, "translation_unit", None),
-                action_index: 0,
-                last_action: Action::Start,
+                action_index: Some(0),
+                last_action: Some(Action::Start),
                 line: None,
                 detail: "old".into(),
             }),

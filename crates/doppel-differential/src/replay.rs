@@ -22,7 +22,7 @@ pub fn same_verdict(a: &Verdict, b: &Verdict) -> bool {
 /// A verdict for people: `divergence after action 3: <class>`, or its name.
 pub fn describe(v: &Verdict) -> String {
     match v {
-        Verdict::Divergence(f) => format!("divergence after action {}: {}", f.action_index, f.class),
+        Verdict::Divergence(f) => format!("divergence after action {}: {}", f.action_parts().0, f.class),
         other => other.name().to_string(),
     }
 }

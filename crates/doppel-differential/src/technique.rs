@@ -18,7 +18,9 @@ pub fn verdict_lines(v: &Verdict) -> Vec<String> {
         Verdict::Divergence(f) => vec![
             format!(
                 "verdict: divergence after action {} ({}), class {}",
-                f.action_index, f.last_action, f.class
+                f.action_parts().0,
+                f.action_parts().1,
+                f.class
             ),
             format!("  {}", f.detail),
         ],

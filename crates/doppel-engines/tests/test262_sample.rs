@@ -100,9 +100,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[tokio::test]
-#[ignore = "needs ../shared"]
-async fn engines_on_a_test262_sample() {
+/// About `n` tests spread evenly over test262's `test/language`, with the root.
+fn sample(n: usize) -> (PathBuf, Vec<Test>) {
     let root = shared().join("corpus/js/test262");
     assert!(
         root.is_dir(),
@@ -111,13 +110,70 @@ async fn engines_on_a_test262_sample() {
     );
     let mut files = Vec::new();
     walk(&root.join("test/language"), &mut files);
-    let step = (files.len() / 60).max(1);
+    let step = (files.len() / n).max(1);
     let tests: Vec<Test> = files
         .iter()
         .step_by(step)
         .filter_map(|p| load(p, &root.join("harness")))
         .collect();
-    assert!(tests.len() >= 30, "{} tests sampled", tests.len());
+    assert!(tests.len() >= n / 2, "{} tests sampled", tests.len());
+    (root, tests)
+}
+
+/// engine262's semantics coverage over real test262 tests: every test adds
+/// to the union, and the same tests give the same coverage again.
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn engine262_coverage_of_a_test262_sample() {
+    use doppel_engines::coverage::CoverageUnion;
+    use doppel_engines::engine::engine262::Engine262;
+    let (_, tests) = sample(120);
+    let mut e = Engine262::with_coverage(&EnginesConfig::default()).expect("engine262 installed");
+    let cat = e.catalogue().await.expect("catalogue");
+    let opts = RunOptions {
+        timeout: Duration::from_secs(30),
+        output_cap: 16 * 1024,
+    };
+    let mut union = CoverageUnion::default();
+    let mut first = Vec::new();
+    for t in &tests {
+        let (r, cov) = e.run_with_coverage(&Script::new(t.source.clone()), &opts).await;
+        let cov = cov.unwrap_or_else(|| panic!("{}: no coverage ({})", t.path.display(), r.outcome.label()));
+        union.add(&cov);
+        if first.len() < 10 {
+            first.push(cov);
+        }
+    }
+    for (t, want) in tests.iter().zip(&first) {
+        let (_, again) = e.run_with_coverage(&Script::new(t.source.clone()), &opts).await;
+        assert_eq!(
+            again.as_ref(),
+            Some(want),
+            "{}: coverage differs on a re-run",
+            t.path.display()
+        );
+    }
+    let [alg, steps, top] = union.ratios(&cat);
+    println!(
+        "{} test262 tests: algorithms {}/{}, steps {}/{}, top-level steps {}/{}",
+        tests.len(),
+        alg.0,
+        alg.1,
+        steps.0,
+        steps.1,
+        top.0,
+        top.1
+    );
+    assert!(
+        alg.0 * 5 > alg.1 && top.0 * 5 > top.1,
+        "a test262 sample reaches over a fifth"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn engines_on_a_test262_sample() {
+    let (root, tests) = sample(60);
 
     let cfg = EnginesConfig::default();
     let opts = RunOptions {

@@ -53,7 +53,10 @@ pub fn build(run: &RunRecord) -> Result<Reproducer, String> {
                 readme,
                 "The relation breaks after action {} of the follow-up (`{}`, marked `<-- divergence`\n\
                  in `follow-up/`), class `{}`:\n\n    {}\n",
-                f.action_index, f.last_action, f.class, f.detail
+                f.action_parts().0,
+                f.action_parts().1,
+                f.class,
+                f.detail
             )
             .ok();
         }

@@ -33,7 +33,7 @@ pub const CLASS_PARTS: [ClassPartSpec; 5] = [
 /// A verdict for people, as a replay reports it.
 fn describe(v: &Verdict) -> String {
     match v {
-        Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_index, f.class),
+        Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_parts().0, f.class),
         Verdict::Inconclusive { reason, .. } => format!("inconclusive: {reason}"),
         other => other.name().to_string(),
     }
@@ -94,7 +94,7 @@ impl Technique for Metamorphic {
         for s in &c.skipped {
             lines.push(format!("  (not applicable: {}: {})", s.transformation, s.reason));
         }
-        let divergent = run.verdict.finding().map(|f| f.action_index);
+        let divergent = run.verdict.finding().and_then(|f| f.action_index);
         let mut tables = Vec::new();
         for (i, (label, trace)) in ["initial", "follow-up"].iter().zip(&run.traces).enumerate() {
             let one = RunRecord {

@@ -26,7 +26,7 @@ pub struct Row {
 /// the next action. As many rows as the longest trace has actions; outputs
 /// before a trace's first action are dropped (there are none in doppel's traces).
 pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
-    let divergent = run.verdict.finding().map(|f| f.action_index);
+    let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let per_trace: Vec<Vec<(Action, Vec<&Output>)>> = run
         .traces
         .iter()

@@ -11,6 +11,9 @@
 //! holds and classes group by, is unchanged: the same runs stay in the same
 //! classes. The field layout below is schema 1's, frozen: it is how those
 //! three techniques wrote their classes then, not how they do now.
+//!
+//! 2 -> 3: debug-information records get their own verdict (`checked`) and
+//! findings without debugger actions ([`v2_to_v3`]).
 
 use crate::model::ClassKey;
 use anyhow::Context;
@@ -25,6 +28,9 @@ pub(super) async fn upgrade(tx: &mut Transaction<'static, Any>, from: i64) -> an
     anyhow::ensure!(from >= 1, "unknown schema version {from}");
     if from < 2 {
         v1_to_v2(tx).await?;
+    }
+    if from < 3 {
+        v2_to_v3(tx).await?;
     }
     sqlx::query("UPDATE doppel_schema SET version = $1")
         .bind(super::SCHEMA_VERSION)
@@ -83,6 +89,62 @@ async fn v1_to_v2(tx: &mut Transaction<'static, Any>) -> anyhow::Result<()> {
             .execute(&mut **tx)
             .await
             .with_context(|| format!("rewriting run {id}"))?;
+        }
+    }
+}
+
+/// 2 -> 3: debug-information records (technique `debuginfo`, the only
+/// technique whose records carried no debugger actions) get their own
+/// verdict and findings: `program_finished {actions}` becomes `checked
+/// {checks}` (a program record counted its checks in `actions`; a session
+/// record counted pauses, and its checks are its `config.verdicts`), and a
+/// finding loses the `action_index: 0` and `last_action: resume` it carried.
+async fn v2_to_v3(tx: &mut Transaction<'static, Any>) -> anyhow::Result<()> {
+    let mut after = i64::MIN;
+    loop {
+        let rows = sqlx::query(
+            "SELECT id, record_json FROM runs WHERE technique = 'debuginfo' \
+             AND (verdict = 'program_finished' OR verdict = 'divergence') AND id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(after)
+        .bind(BATCH)
+        .fetch_all(&mut **tx)
+        .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        for r in rows {
+            let id: i64 = r.try_get(0)?;
+            after = id;
+            let json: String = r.try_get(1)?;
+            let mut record: Value =
+                serde_json::from_str(&json).with_context(|| format!("run {id}: record does not parse"))?;
+            let verdict = record
+                .get_mut("verdict")
+                .and_then(Value::as_object_mut)
+                .with_context(|| format!("run {id}: no verdict"))?;
+            match verdict.get("verdict").and_then(Value::as_str) {
+                Some("program_finished") => {
+                    let checks = match record["config"]["kind"].as_str() {
+                        Some("session") => record["config"]["verdicts"].as_array().map_or(0, Vec::len),
+                        _ => record["verdict"]["actions"].as_u64().unwrap_or(0) as usize,
+                    };
+                    record["verdict"] = serde_json::json!({"verdict": "checked", "checks": checks});
+                }
+                Some("divergence") => {
+                    verdict.remove("action_index");
+                    verdict.remove("last_action");
+                }
+                _ => continue,
+            }
+            let name = record["verdict"]["verdict"].as_str().unwrap_or_default().to_string();
+            sqlx::query("UPDATE runs SET record_json = $1, verdict = $2 WHERE id = $3")
+                .bind(serde_json::to_string(&record)?)
+                .bind(name)
+                .bind(id)
+                .execute(&mut **tx)
+                .await
+                .with_context(|| format!("rewriting run {id}"))?;
         }
     }
 }

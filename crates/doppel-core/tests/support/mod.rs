@@ -106,8 +106,8 @@ pub fn run(key: &str, subject_name: &str, seed: u64, class: Option<ClassKey>) ->
     let verdict = match class {
         Some(class) => Verdict::Divergence(Finding {
             class,
-            action_index: 3,
-            last_action: actions[3].clone(),
+            action_index: Some(3),
+            last_action: Some(actions[3].clone()),
             line: Some(6),
             detail: "gdb: paused at p.c:7; lldb: paused at p.c:9".into(),
         }),

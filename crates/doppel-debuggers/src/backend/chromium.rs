@@ -265,7 +265,7 @@ pub struct Chromium {
     exe: PathBuf,
     browser: Option<Browser>,
     page: Option<Page>,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     naming: Option<Naming>,
     source_url: Option<String>,
     /// Requested (line, column) → CDP breakpoint id and resolved location.
@@ -287,7 +287,7 @@ impl Chromium {
             exe,
             browser: None,
             page: None,
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             naming: None,
             source_url: None,
             breakpoints: HashMap::new(),
@@ -367,9 +367,9 @@ impl Chromium {
         for e in events {
             if e["method"] == "Runtime.exceptionThrown" {
                 p.threw = true;
-                self.output.push_str(&exception_line(&e["params"]));
+                super::push_output(&mut self.output, &exception_line(&e["params"]));
             } else {
-                self.output.push_str(&console_line(&e["params"]));
+                super::push_output(&mut self.output, &console_line(&e["params"]));
             }
         }
         p.scripts.absorb(&mut b.cdp, Some(&sid));
@@ -774,7 +774,7 @@ impl Debugger for Chromium {
         if let Some(b) = self.browser.as_mut() {
             self.transcript.extend(b.cdp.take_transcript());
         }
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     fn program_output(&self) -> String {

@@ -768,7 +768,7 @@ pub struct Firefox {
     browser: Option<Browser>,
     run: Option<Run>,
     runs: u64,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     naming: Option<Naming>,
     /// Requested (line, column) → the emulated location (1-based column).
     breakpoints: HashMap<(u32, Option<u32>), Location>,
@@ -792,7 +792,7 @@ impl Firefox {
             browser: None,
             run: None,
             runs: 0,
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             naming: None,
             breakpoints: HashMap::new(),
             installed: HashMap::new(),
@@ -906,7 +906,7 @@ impl Firefox {
                                     if item["arguments"][0].as_str() == Some(run.marker.as_str()) {
                                         run.done = true;
                                     } else if !run.done {
-                                        self.output.push_str(&console_line(&item));
+                                        super::push_output(&mut self.output, &console_line(&item));
                                     }
                                 }
                                 "error-message" => {
@@ -914,7 +914,7 @@ impl Firefox {
                                         && !run.done
                                     {
                                         run.threw = true;
-                                        self.output.push_str(&l);
+                                        super::push_output(&mut self.output, &l);
                                     }
                                 }
                                 "source" => {
@@ -1663,7 +1663,7 @@ impl Debugger for Firefox {
         if let Some(b) = self.browser.as_mut() {
             self.transcript.extend(b.rdp.take_transcript());
         }
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     fn program_output(&self) -> String {

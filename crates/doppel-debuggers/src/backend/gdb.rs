@@ -31,6 +31,7 @@
 
 use super::Fail;
 use crate::protocol::gdbmi::{self, Line, Value as Mi};
+use crate::protocol::{CUT_MARKER, MAX_MESSAGE_BYTES, Transcript, read_line_capped};
 use crate::registry::BackendEntry;
 use crate::{BackendError, Capabilities, Debugger, DebuggerConfig, Evaluation};
 use async_trait::async_trait;
@@ -42,7 +43,7 @@ use doppel_core::{
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::ChildStdin;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -82,7 +83,8 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
 struct Session {
     guard: ProcessGuard,
     stdin: ChildStdin,
-    lines: mpsc::UnboundedReceiver<String>,
+    /// gdb's output lines; `Err` holds a line that was not UTF-8 (lossily).
+    lines: mpsc::Receiver<Result<String, String>>,
     stderr: super::StderrTail,
     next_token: u64,
 }
@@ -93,7 +95,7 @@ pub struct Gdb {
     cfg: DebuggerConfig,
     exe: PathBuf,
     session: Option<Session>,
-    transcript: Vec<RawMessage>,
+    transcript: Transcript,
     subject: Option<Subject>,
     /// Requested line → GDB breakpoint number.
     breakpoints: HashMap<u32, String>,
@@ -118,7 +120,7 @@ impl Gdb {
             cfg: cfg.clone(),
             exe,
             session: None,
-            transcript: Vec::new(),
+            transcript: Transcript::default(),
             subject: None,
             breakpoints: HashMap::new(),
             tmp,
@@ -146,11 +148,22 @@ impl Gdb {
         let stdin = child.stdin.take().ok_or_else(|| Fail::Crash("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| Fail::Crash("no stdout".into()))?;
         let stderr = child.stderr.take();
-        let (tx, rx) = mpsc::unbounded_channel();
+        // Bounded: a flooding gdb blocks on its pipe instead of filling
+        // doppel's memory; each line is cut at MAX_MESSAGE_BYTES.
+        let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(l)) = lines.next_line().await {
-                if tx.send(l).is_err() {
+            let mut r = BufReader::new(stdout);
+            while let Ok(Some((bytes, cut))) = read_line_capped(&mut r, MAX_MESSAGE_BYTES).await {
+                let line = match String::from_utf8(bytes) {
+                    Ok(mut l) => {
+                        if cut {
+                            l.push_str(&format!(" {CUT_MARKER}"));
+                        }
+                        Ok(l)
+                    }
+                    Err(e) => Err(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+                };
+                if tx.send(line).await.is_err() {
                     break;
                 }
             }
@@ -225,8 +238,16 @@ impl Gdb {
         let Some(s) = self.session.as_mut() else {
             return Err(Fail::Crash("gdb is not running".into()));
         };
-        match tokio::time::timeout_at(deadline, s.lines.recv()).await {
-            Err(_) => {
+        // The deadline is checked before every read: a gdb that floods
+        // output always has a line ready, and `timeout_at` looks at its
+        // deadline only when the read is not ready.
+        let read = if Instant::now() >= deadline {
+            Err(())
+        } else {
+            tokio::time::timeout_at(deadline, s.lines.recv()).await.map_err(|_| ())
+        };
+        match read {
+            Err(()) => {
                 let msg = format!("gdb did not answer {waiting_for} within {timeout:?}");
                 self.kill();
                 Err(Fail::Timeout(msg))
@@ -238,7 +259,14 @@ impl Gdb {
                 self.kill();
                 Err(Fail::Crash(d))
             }
-            Ok(Some(text)) => {
+            Ok(Some(Err(lossy))) => {
+                self.transcript.push(RawMessage::received(lossy.clone()));
+                Err(Fail::Protocol(format!(
+                    "gdb sent a line that is not UTF-8 while {waiting_for}: {}",
+                    lossy.chars().take(200).collect::<String>()
+                )))
+            }
+            Ok(Some(Ok(text))) => {
                 self.transcript.push(RawMessage::received(text.clone()));
                 let line = gdbmi::parse_line(&text).map_err(|e| Fail::Protocol(format!("{e}: {text}")))?;
                 if let Line::Async { class, results, .. } = &line
@@ -736,11 +764,22 @@ impl Debugger for Gdb {
     }
 
     fn take_transcript(&mut self) -> Vec<RawMessage> {
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     fn program_output(&self) -> String {
-        std::fs::read_to_string(self.output_file()).unwrap_or_default()
+        // The inferior's file-size limit bounds the file; the text is capped
+        // further and read lossily (a program may write any bytes).
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        if let Ok(f) = std::fs::File::open(self.output_file()) {
+            let _ = f
+                .take(crate::protocol::dap::MAX_PROGRAM_OUTPUT_BYTES as u64 + 1)
+                .read_to_end(&mut bytes);
+        }
+        let mut out = String::new();
+        super::push_output(&mut out, &String::from_utf8_lossy(&bytes));
+        out
     }
 
     /// `-data-evaluate-expression`: what the CLI's `print` shows.

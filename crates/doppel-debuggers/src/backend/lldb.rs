@@ -442,7 +442,7 @@ pub struct Lldb {
     next: Option<Subject>,
     preloaded: Option<Preloaded>,
     inferior_pid: Option<u32>,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     subject: Option<Subject>,
     lines: BTreeSet<u32>,
     launch_seq: Option<i64>,
@@ -483,7 +483,7 @@ impl Lldb {
             next: None,
             preloaded: None,
             inferior_pid: None,
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             subject: None,
             lines: BTreeSet::new(),
             launch_seq: None,
@@ -530,7 +530,7 @@ impl Lldb {
     /// Keeps what the session said for the transcript and the program output.
     fn drain(&mut self, s: &mut Session) {
         self.transcript.extend(s.dap.take_transcript());
-        self.output.push_str(&s.dap.program_output);
+        super::push_output(&mut self.output, &s.dap.program_output);
         s.dap.program_output.clear();
     }
 
@@ -1370,7 +1370,7 @@ impl Debugger for Lldb {
         if let Some(s) = self.session.as_mut() {
             self.transcript.extend(s.dap.take_transcript());
         }
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     /// DAP `evaluate` in the `hover` context: lldb-dap resolves the name as

@@ -129,6 +129,22 @@ impl Fail {
     }
 }
 
+/// Appends program output to `out`, keeping at most
+/// [`crate::protocol::dap::MAX_PROGRAM_OUTPUT_BYTES`]: a program that writes
+/// forever cannot fill doppel's memory under any debugger; the cut is
+/// marked once.
+pub(crate) fn push_output(out: &mut String, text: &str) {
+    use crate::protocol::dap::MAX_PROGRAM_OUTPUT_BYTES;
+    if out.len() > MAX_PROGRAM_OUTPUT_BYTES {
+        return;
+    }
+    out.push_str(text);
+    if out.len() > MAX_PROGRAM_OUTPUT_BYTES {
+        crate::protocol::cut(out, MAX_PROGRAM_OUTPUT_BYTES);
+        out.push_str(" (more output dropped)");
+    }
+}
+
 /// How much of a debugger's stderr [`StderrTail`] keeps (bytes).
 pub(crate) const STDERR_TAIL_BYTES: usize = 4096;
 

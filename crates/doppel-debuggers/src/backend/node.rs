@@ -65,7 +65,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+use tokio::io::AsyncReadExt;
 use tokio::task::JoinHandle;
 
 /// The loader node runs: every file of `files.json` (next to it), in order,
@@ -132,7 +132,7 @@ struct Session {
 
 fn append(buf: &Arc<Mutex<String>>, text: &str) {
     if let Ok(mut b) = buf.lock() {
-        b.push_str(text);
+        super::push_output(&mut b, text);
     }
 }
 
@@ -158,8 +158,13 @@ async fn start_session(exe: PathBuf, cfg: DebuggerConfig) -> Result<Session, Str
     let buf = output.clone();
     tokio::spawn(async move {
         let mut url_tx = Some(url_tx);
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(l)) = lines.next_line().await {
+        // Lines are capped and decoded lossily: a program writing endless
+        // or invalid UTF-8 to stderr must not stop or bloat the reader.
+        let mut r = tokio::io::BufReader::new(stderr);
+        while let Ok(Some((bytes, _))) =
+            crate::protocol::read_line_capped(&mut r, crate::protocol::MAX_MESSAGE_BYTES).await
+        {
+            let l = String::from_utf8_lossy(&bytes);
             if let Some(u) = l.strip_prefix("Debugger listening on ") {
                 if let Some(tx) = url_tx.take() {
                     let _ = tx.send(u.trim().to_string());
@@ -299,7 +304,7 @@ pub struct Node {
     exe: PathBuf,
     session: Option<Session>,
     spare: Option<JoinHandle<Result<Session, String>>>,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     naming: Option<Naming>,
     source_url: Option<String>,
     /// Requested (line, column) → CDP breakpoint id and resolved location.
@@ -321,7 +326,7 @@ impl Node {
             exe,
             session: None,
             spare: None,
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             naming: None,
             source_url: None,
             breakpoints: HashMap::new(),
@@ -347,7 +352,7 @@ impl Node {
             self.transcript.extend(s.cdp.take_transcript());
             s.guard.kill_tree();
             if let Ok(o) = s.output.lock() {
-                self.output.push_str(&o);
+                super::push_output(&mut self.output, &o);
             }
         }
     }
@@ -810,7 +815,7 @@ impl Debugger for Node {
         if let Some(s) = self.session.as_mut() {
             self.transcript.extend(s.cdp.take_transcript());
         }
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     fn program_output(&self) -> String {

@@ -224,11 +224,11 @@ enum Frame {
 /// A CDP client over one websocket connection.
 pub struct CdpClient {
     sink: SplitSink<WebSocketStream<QuickAck>, Message>,
-    rx: mpsc::UnboundedReceiver<Frame>,
+    rx: mpsc::Receiver<Frame>,
     reader: JoinHandle<()>,
     next_id: i64,
     inbox: Inbox,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     record: fn(&Value) -> bool,
     discard: fn(&Value) -> bool,
     timeout: Duration,
@@ -271,7 +271,11 @@ impl CdpClient {
             };
             tcp.set_nodelay(true)
                 .map_err(|e| CdpError::Closed(format!("TCP_NODELAY on {hp}: {e}")))?;
-            let (ws, _) = tokio_tungstenite::client_async(url, QuickAck(tcp))
+            // A message over the cap ends the connection with the reason.
+            let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+                .max_message_size(Some(super::MAX_MESSAGE_BYTES))
+                .max_frame_size(Some(super::MAX_MESSAGE_BYTES));
+            let (ws, _) = tokio_tungstenite::client_async_with_config(url, QuickAck(tcp), Some(config))
                 .await
                 .map_err(|e| CdpError::Closed(format!("websocket handshake with {url}: {e}")))?;
             Ok::<_, CdpError>(ws)
@@ -280,7 +284,9 @@ impl CdpClient {
             .await
             .map_err(|_| CdpError::Timeout(format!("connecting to {url} took over {timeout:?}")))??;
         let (sink, mut stream) = ws.split();
-        let (tx, rx) = mpsc::unbounded_channel();
+        // Bounded: a flooding peer waits on its socket or pipe instead of
+        // filling doppel's memory.
+        let (tx, rx) = mpsc::channel(1024);
         let reader = tokio::spawn(async move {
             while let Some(m) = stream.next().await {
                 let frame = match m {
@@ -295,11 +301,11 @@ impl CdpClient {
                     Err(e) => Frame::Closed(format!("websocket: {e}")),
                 };
                 let end = matches!(frame, Frame::Closed(_));
-                if tx.send(frame).is_err() || end {
+                if tx.send(frame).await.is_err() || end {
                     return;
                 }
             }
-            let _ = tx.send(Frame::Closed("end of stream".into()));
+            let _ = tx.send(Frame::Closed("end of stream".into())).await;
         });
         Ok(Self {
             sink,
@@ -307,7 +313,7 @@ impl CdpClient {
             reader,
             next_id: 0,
             inbox: Inbox::default(),
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             record: |_| true,
             discard: |_| false,
             timeout,
@@ -340,7 +346,7 @@ impl CdpClient {
 
     /// Messages exchanged since the last call.
     pub fn take_transcript(&mut self) -> Vec<RawMessage> {
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     /// Adds a note of doppel's own to the transcript (`[doppel] ...`).
@@ -387,7 +393,7 @@ impl CdpClient {
         if let Some(why) = &self.closed {
             return Err(CdpError::Closed(format!("{why}, while waiting for {what}")));
         }
-        match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+        match super::recv_before(deadline, &mut self.rx).await {
             Err(_) => Err(CdpError::Timeout(format!(
                 "timed out after {:?} waiting for {what}",
                 self.timeout

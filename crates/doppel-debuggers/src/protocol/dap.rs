@@ -31,15 +31,38 @@ pub type DapError = super::ClientError;
 #[derive(Debug, Default)]
 pub struct FrameDecoder {
     buf: Vec<u8>,
+    /// Bytes of an oversized body still to be skipped.
+    skip: usize,
 }
 
 impl FrameDecoder {
     /// Adds bytes and returns every complete frame: `Ok(json)` or `Err(reason)`
     /// for a malformed header or body (the decoder then skips past it).
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<Value, String>> {
-        self.buf.extend_from_slice(bytes);
+    ///
+    /// Memory stays bounded: a body over [`super::MAX_MESSAGE_BYTES`] is an
+    /// error and its bytes are skipped as they come; bytes that do not end
+    /// a header within 64 KiB are an error and dropped.
+    pub fn push(&mut self, mut bytes: &[u8]) -> Vec<Result<Value, String>> {
         let mut out = Vec::new();
-        while let Some(end) = find(&self.buf, b"\r\n\r\n") {
+        if self.skip > 0 {
+            let n = self.skip.min(bytes.len());
+            self.skip -= n;
+            bytes = &bytes[n..];
+        }
+        self.buf.extend_from_slice(bytes);
+        loop {
+            let Some(end) = find(&self.buf, b"\r\n\r\n") else {
+                if self.buf.len() > MAX_HEADER_BYTES {
+                    out.push(Err(format!(
+                        "{} bytes without the end of a frame header: {:?}",
+                        self.buf.len(),
+                        String::from_utf8_lossy(&self.buf[..200])
+                    )));
+                    // Keep the last 3 bytes: they may begin a header's end.
+                    self.buf.drain(..self.buf.len() - 3);
+                }
+                break;
+            };
             let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
             let len = header.split("\r\n").find_map(|l| {
                 let (k, v) = l.split_once(':')?;
@@ -53,6 +76,20 @@ impl FrameDecoder {
                 self.buf.drain(..end + 4);
                 continue;
             };
+            if len > super::MAX_MESSAGE_BYTES {
+                out.push(Err(format!(
+                    "a frame of {len} bytes, over the cap of {} bytes",
+                    super::MAX_MESSAGE_BYTES
+                )));
+                let have = self.buf.len() - (end + 4);
+                let n = have.min(len);
+                self.buf.drain(..end + 4 + n);
+                self.skip = len - n;
+                if self.skip > 0 {
+                    break;
+                }
+                continue;
+            }
             if self.buf.len() < end + 4 + len {
                 break;
             }
@@ -65,6 +102,13 @@ impl FrameDecoder {
         out
     }
 }
+
+/// Longest frame header accepted, in bytes.
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// Most program output (`output` events of category stdout/stderr) kept per
+/// run, in bytes; what follows is dropped and marked once.
+pub const MAX_PROGRAM_OUTPUT_BYTES: usize = 1 << 20;
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
@@ -82,10 +126,10 @@ pub fn encode(msg: &Value) -> Vec<u8> {
 /// a socket connection to an adapter in server mode.
 pub struct DapClient {
     writer: Box<dyn AsyncWrite + Send + Unpin>,
-    rx: mpsc::UnboundedReceiver<Result<Value, String>>,
+    rx: mpsc::Receiver<Result<Value, String>>,
     seq: i64,
     backlog: VecDeque<Value>,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     /// Program output (`output` events of category stdout/stderr) seen so far.
     pub program_output: String,
     timeout: Duration,
@@ -100,7 +144,9 @@ impl DapClient {
         mut reader: impl AsyncRead + Send + Unpin + 'static,
         timeout: Duration,
     ) -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
+        // Bounded: a flooding peer waits on its socket or pipe instead of
+        // filling doppel's memory.
+        let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(async move {
             let mut dec = FrameDecoder::default();
             let mut buf = vec![0u8; 64 * 1024];
@@ -109,7 +155,7 @@ impl DapClient {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
                         for frame in dec.push(&buf[..n]) {
-                            if tx.send(frame).is_err() {
+                            if tx.send(frame).await.is_err() {
                                 return;
                             }
                         }
@@ -122,7 +168,7 @@ impl DapClient {
             rx,
             seq: 0,
             backlog: VecDeque::new(),
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             program_output: String::new(),
             timeout,
             closed: false,
@@ -131,7 +177,7 @@ impl DapClient {
 
     /// Messages exchanged since the last call.
     pub fn take_transcript(&mut self) -> Vec<RawMessage> {
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     /// Sends a request; returns its `seq`.
@@ -164,7 +210,7 @@ impl DapClient {
             if self.closed {
                 return Err(DapError::Closed(format!("while waiting for {what}")));
             }
-            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+            match super::recv_before(deadline, &mut self.rx).await {
                 Err(_) => {
                     return Err(DapError::Timeout(format!(
                         "timed out after {:?} waiting for {what}",
@@ -192,9 +238,14 @@ impl DapClient {
                     }
                     if msg["type"] == "event" && msg["event"] == "output" {
                         let cat = msg["body"]["category"].as_str().unwrap_or("console");
-                        if cat == "stdout" || cat == "stderr" {
+                        if (cat == "stdout" || cat == "stderr") && self.program_output.len() <= MAX_PROGRAM_OUTPUT_BYTES
+                        {
                             self.program_output
                                 .push_str(&msg["body"]["output"].as_str().unwrap_or("").replace("\r\n", "\n"));
+                            if self.program_output.len() > MAX_PROGRAM_OUTPUT_BYTES {
+                                super::cut(&mut self.program_output, MAX_PROGRAM_OUTPUT_BYTES);
+                                self.program_output.push_str(" (more output dropped)");
+                            }
                         }
                     }
                     return Ok(msg);
@@ -277,7 +328,7 @@ impl DapClient {
     pub async fn drain_until_closed(&mut self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         while !self.closed {
-            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+            match super::recv_before(deadline, &mut self.rx).await {
                 Err(_) => return false,
                 Ok(None) => self.closed = true,
                 Ok(Some(Ok(msg))) => {
@@ -335,6 +386,51 @@ mod tests {
             }
             other => panic!("expected a timeout, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn oversized_frames_and_headerless_floods_stay_bounded() {
+        let mut d = FrameDecoder::default();
+        let big = super::super::MAX_MESSAGE_BYTES + 10;
+        let got = d.push(format!("Content-Length: {big}\r\n\r\n").as_bytes());
+        assert!(got[0].as_ref().unwrap_err().contains("over the cap"));
+        // The body comes in chunks and is skipped without being kept.
+        let chunk = vec![b'x'; 1 << 20];
+        let mut left = big;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            assert!(d.push(&chunk[..n]).is_empty());
+            assert!(d.buf.is_empty());
+            left -= n;
+        }
+        assert_eq!(d.push(&encode(&json!({"after": 1})))[0].as_ref().unwrap()["after"], 1);
+        // Garbage without a header end.
+        let mut d = FrameDecoder::default();
+        let mut errors = 0;
+        for _ in 0..10 {
+            errors += d.push(&vec![b'g'; 50_000]).len();
+            assert!(d.buf.len() <= MAX_HEADER_BYTES + 50_000);
+        }
+        assert!(errors > 0);
+    }
+
+    #[tokio::test]
+    async fn a_flooding_adapter_cannot_defeat_the_deadline() {
+        let (client_side, mut adapter_side) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(client_side);
+        let mut dap = DapClient::new(w, r, Duration::from_millis(300));
+        let flood = tokio::spawn(async move {
+            let ev = encode(
+                &json!({"type": "event", "event": "output", "body": {"category": "stdout", "output": "x".repeat(1000)}}),
+            );
+            while adapter_side.write_all(&ev).await.is_ok() {}
+        });
+        let start = std::time::Instant::now();
+        let r = dap.request("next", json!({})).await;
+        assert!(matches!(r, Err(DapError::Timeout(_))), "{r:?}");
+        assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        assert!(dap.program_output.len() < MAX_PROGRAM_OUTPUT_BYTES + 100);
+        flood.abort();
     }
 
     #[test]

@@ -122,6 +122,12 @@ impl FrameDecoder {
             .ok()
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| "bad frame: unreadable length".to_string())?;
+        if len > super::MAX_MESSAGE_BYTES {
+            return Err(format!(
+                "bad frame: a {len}-byte packet, over the cap of {} bytes",
+                super::MAX_MESSAGE_BYTES
+            ));
+        }
         let end = colon + 1 + len;
         if self.buf.len() < end {
             return Ok(None);
@@ -164,7 +170,7 @@ type Ticket = u64;
 /// An RDP client over one TCP connection.
 pub struct RdpClient {
     writer: OwnedWriteHalf,
-    rx: mpsc::UnboundedReceiver<Incoming>,
+    rx: mpsc::Receiver<Incoming>,
     reader: JoinHandle<()>,
     next_ticket: Ticket,
     /// Per actor, the unanswered requests, oldest first.
@@ -172,7 +178,7 @@ pub struct RdpClient {
     /// Replies that arrived for requests not yet collected.
     replies: HashMap<Ticket, Value>,
     inbox: VecDeque<Value>,
-    transcript: Vec<RawMessage>,
+    transcript: crate::protocol::Transcript,
     record: fn(&Value) -> bool,
     timeout: Duration,
     closed: Option<String>,
@@ -191,19 +197,21 @@ impl RdpClient {
     pub fn new(stream: TcpStream, timeout: Duration) -> Self {
         let _ = stream.set_nodelay(true);
         let (mut read, writer) = stream.into_split();
-        let (tx, rx) = mpsc::unbounded_channel();
+        // Bounded: a flooding peer waits on its socket or pipe instead of
+        // filling doppel's memory.
+        let (tx, rx) = mpsc::channel(1024);
         let reader = tokio::spawn(async move {
             let mut dec = FrameDecoder::default();
             let mut chunk = vec![0u8; 64 * 1024];
             loop {
                 let n = match read.read(&mut chunk).await {
                     Ok(0) => {
-                        let _ = tx.send(Incoming::Closed("end of stream".into()));
+                        let _ = tx.send(Incoming::Closed("end of stream".into())).await;
                         return;
                     }
                     Ok(n) => n,
                     Err(e) => {
-                        let _ = tx.send(Incoming::Closed(format!("reading: {e}")));
+                        let _ = tx.send(Incoming::Closed(format!("reading: {e}"))).await;
                         return;
                     }
                 };
@@ -211,13 +219,13 @@ impl RdpClient {
                 loop {
                     match dec.next_packet() {
                         Ok(Some(p)) => {
-                            if tx.send(Incoming::Packet(p)).is_err() {
+                            if tx.send(Incoming::Packet(p)).await.is_err() {
                                 return;
                             }
                         }
                         Ok(None) => break,
                         Err(e) => {
-                            let _ = tx.send(Incoming::Malformed(e));
+                            let _ = tx.send(Incoming::Malformed(e)).await;
                             return;
                         }
                     }
@@ -232,7 +240,7 @@ impl RdpClient {
             outstanding: HashMap::new(),
             replies: HashMap::new(),
             inbox: VecDeque::new(),
-            transcript: Vec::new(),
+            transcript: crate::protocol::Transcript::default(),
             record: |_| true,
             timeout,
             closed: None,
@@ -257,7 +265,7 @@ impl RdpClient {
 
     /// Packets exchanged since the last call.
     pub fn take_transcript(&mut self) -> Vec<RawMessage> {
-        std::mem::take(&mut self.transcript)
+        self.transcript.take()
     }
 
     /// Adds a note of doppel's own to the transcript (`[doppel] ...`).
@@ -343,7 +351,7 @@ impl RdpClient {
         if let Some(why) = &self.closed {
             return Err(RdpError::Closed(format!("{why}, while waiting for {what}")));
         }
-        match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+        match super::recv_before(deadline, &mut self.rx).await {
             Err(_) => Err(RdpError::Timeout(format!(
                 "timed out after {:?} waiting for {what}",
                 self.timeout

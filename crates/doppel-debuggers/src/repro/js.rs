@@ -82,7 +82,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let input = DebuggerInput::of(run)?;
     let source = input.source_text.as_str();
     let name = &run.subject.source_name;
-    let divergent = run.verdict.finding().map(|f| f.action_index);
+    let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
     let prelude = scripts(&input, "prelude");
     let epilogue = scripts(&input, "epilogue");

@@ -69,10 +69,11 @@ fn verdict_summary(run: &RunRecord) -> String {
     let mut s = String::new();
     match &run.verdict {
         Verdict::Divergence(f) => {
+            let (index, action) = f.action_parts();
             writeln!(
                 s,
-                "Class: `{}`\n\nThe debuggers diverge after action {} (`{}`):\n\n    {}\n",
-                f.class, f.action_index, f.last_action, f.detail
+                "Class: `{}`\n\nThe debuggers diverge after action {index} (`{action}`):\n\n    {}\n",
+                f.class, f.detail
             )
             .ok();
         }

@@ -9,7 +9,13 @@ const [prog, actions] = [path.resolve(process.argv[2]), process.argv[3].split(/\
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdp-chromium-'));
 const page = path.join(dir, 'page.html');
 fs.writeFileSync(page, `<!doctype html><script src="file://${prog}"></script>`);
-const child = spawn('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${dir}/profile`, '--allow-file-access-from-files', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${dir}/profile`, '--allow-file-access-from-files', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+// The browser and everything it starts (renderers, zygotes, crashpad) are in
+// a process group of their own and die with this script, however it ends.
+const killTree = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} };
+process.on('exit', killTree);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { killTree(); process.exit(1); });
+process.on('uncaughtException', (e) => { console.error(e); killTree(); process.exit(1); });
 const port = await new Promise((res) => { let b = ''; child.stderr.on('data', (d) => { b += d; const m = b.match(/DevTools listening on ws:\/\/[^:]+:(\d+)\//); if (m) res(m[1]); }); });
 const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
 const ws = new WebSocket(list.find((t) => t.type === 'page').webSocketDebuggerUrl);

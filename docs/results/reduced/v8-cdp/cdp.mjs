@@ -4,7 +4,13 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 const [prog, actions] = [path.resolve(process.argv[2]), process.argv[3].split(/\s+/)];
-const child = spawn(process.execPath, ['--inspect-brk=127.0.0.1:0', prog], { stdio: ['ignore', 'inherit', 'pipe'] });
+const child = spawn(process.execPath, ['--inspect-brk=127.0.0.1:0', prog], { stdio: ['ignore', 'inherit', 'pipe'], detached: true });
+// The node and everything it starts (renderers, zygotes, crashpad) are in
+// a process group of their own and die with this script, however it ends.
+const killTree = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} };
+process.on('exit', killTree);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { killTree(); process.exit(1); });
+process.on('uncaughtException', (e) => { console.error(e); killTree(); process.exit(1); });
 const wsUrl = await new Promise((res) => { let b = ''; child.stderr.on('data', (d) => { b += d; const m = b.match(/ws:\/\/\S+/); if (m) res(m[0]); }); });
 const ws = new WebSocket(wsUrl);
 await new Promise((r) => ws.addEventListener('open', r));
@@ -42,4 +48,4 @@ for (const a of actions) {
   }
   console.log(`${a.padEnd(8)} -> ${out}`);
 }
-ws.close(); child.kill('SIGKILL');
+ws.close(); killTree();

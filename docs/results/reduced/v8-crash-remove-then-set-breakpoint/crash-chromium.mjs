@@ -30,7 +30,13 @@ writeFileSync(page, `<!DOCTYPE html>\n<script src="${pathToFileURL(script).href}
 const args = [...(process.env.CHROMIUM_FLAGS || '').split(' ').filter(Boolean), '--headless', '--remote-debugging-port=0', '--no-first-run', '--disable-gpu',
   `--user-data-dir=${path.join(dir, 'profile')}`, 'about:blank'];
 if (process.getuid?.() === 0) args.unshift('--no-sandbox');   // Chromium refuses to run as root with its sandbox
-const browser = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+const browser = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+// The browser and everything it starts (renderers, zygotes, crashpad) are in
+// a process group of their own and die with this script, however it ends.
+const killTree = () => { try { process.kill(-browser.pid, 'SIGKILL'); } catch {} };
+process.on('exit', killTree);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { killTree(); process.exit(1); });
+process.on('uncaughtException', (e) => { console.error(e); killTree(); process.exit(1); });
 let log = '';
 const t0 = Date.now();
 browser.stderr.on('data', (d) => { for (const l of String(d).split('\n')) if (/sandbox violation|Check failed|Fatal|Invalid bytecode|Received signal|SEGV|TRAP/.test(l)) console.log(`[chromium stderr +${Date.now() - t0} ms] ${l}`); });
@@ -94,7 +100,7 @@ if (outcome.startsWith('no answer')) {
 const version = (await send('Browser.getVersion', {}, null)).result?.product;
 console.log(`${version}: ${outcome}`);
 ws.close();
-browser.kill('SIGKILL');
+killTree();
 if (browser.exitCode === null && browser.signalCode === null) await new Promise((r) => browser.once('exit', r));
 rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }); // the page and the profile
 if (process.env.SHOWLOG) console.log(log.split('\n').filter((l) => !/DevTools listening/.test(l)).join('\n'));

@@ -36,7 +36,13 @@ const [atLine, atCol] = process.env.AT
 const loader = path.join(dir, 'loader.js');
 writeFileSync(loader, `require('vm').runInThisContext(require('fs').readFileSync(${JSON.stringify(script)}, 'utf8'), { filename: ${JSON.stringify(script)} });\n`);
 
-const child = spawn(NODE, ['--inspect-brk=127.0.0.1:0', loader], { stdio: ['ignore', 'pipe', 'pipe'] });
+const child = spawn(NODE, ['--inspect-brk=127.0.0.1:0', loader], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+// The node and everything it starts (renderers, zygotes, crashpad) are in
+// a process group of their own and die with this script, however it ends.
+const killTree = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} };
+process.on('exit', killTree);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { killTree(); process.exit(1); });
+process.on('uncaughtException', (e) => { console.error(e); killTree(); process.exit(1); });
 let output = '';
 child.stdout.on('data', (d) => { output += d; });   // V8 prints its fatal-error stack trace to stdout
 const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));
@@ -87,7 +93,7 @@ for (let k = 0; k < 3; k++) {                    // expected: a pause at the new
   if (typeof p === 'string') break;
 }
 ws.close();
-const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+const t = setTimeout(killTree, 5000);
 const { code, signal } = await exited;
 clearTimeout(t);
 rmSync(dir, { recursive: true, force: true }); // script.js and loader.js
