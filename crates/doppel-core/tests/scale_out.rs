@@ -5,10 +5,11 @@
 //! SIGKILL midway, holding leases. The union of the stored runs must equal
 //! a single-machine campaign with the same seeds: no duplicate, no loss.
 //!
-//! The workload is CPU-light and deterministic (a run is a 40 ms sleep and
-//! a record that depends only on its key and seed), so the test checks the
-//! claiming, not a debugger. The campaign runner's own wiring of `--claim`
-//! is tested in the CLI.
+//! The workers run the campaign runner (`doppel_core::campaign`, as
+//! `--claim --jobs 1`) on a CPU-light, deterministic fake technique (a run
+//! is a 40 ms sleep and a record that depends only on its key and seed), so
+//! the test checks the claiming, not a debugger; the CLI's `e2e_claim`
+//! runs `doppel diff --claim` with real debuggers.
 //!
 //! `harness = false`: this binary is also the worker (`--worker ...`), so
 //! no extra binary has to be built or found. Needs root (namespaces, veth)
@@ -17,9 +18,10 @@
 mod support;
 
 use doppel_core::RunRecord;
+use doppel_core::campaign::{self, Item, ItemError, Job, Options, Progress, Sink, Source, Technique};
 use doppel_core::process::{Sandbox, spawn};
 use doppel_core::store::Store;
-use doppel_core::store::queue::{Completion, WorkItem, WorkQueue};
+use doppel_core::store::queue::WorkItem;
 use doppel_core::{ActionKind, DivergenceKind};
 use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
@@ -53,33 +55,66 @@ fn items() -> Vec<WorkItem> {
         .collect()
 }
 
-/// The worker: enqueue (idempotent), then claim 3 at a time until the
-/// queue is drained, waiting for expired leases of dead workers. Prints
-/// `stored KEY` / `already KEY` per completion.
+/// The fake technique: an item sleeps [`RUN_MS`] (a debugger run mostly
+/// waits) and stores [`fake_run`].
+struct Fake;
+
+struct FakeJob;
+
+impl Technique for Fake {
+    type Input = ();
+    type Job = FakeJob;
+    fn name(&self) -> &str {
+        "differential"
+    }
+    async fn setup(&self, _index: usize) -> anyhow::Result<FakeJob> {
+        Ok(FakeJob)
+    }
+}
+
+impl Job for FakeJob {
+    type Input = ();
+    async fn run(&mut self, item: &Item<()>, sink: &Sink<'_>) -> Result<(), ItemError> {
+        tokio::time::sleep(Duration::from_millis(RUN_MS)).await;
+        sink.store(fake_run(&item.key, item.seed)).await;
+        Ok(())
+    }
+    async fn shutdown(self) {}
+}
+
+/// The worker: the campaign runner with one job claiming from the queue
+/// (`--claim`), as `doppel diff --claim --jobs 1` runs it. Prints `stored
+/// KEY` per stored run.
 async fn worker(url: &str, name: &str) -> anyhow::Result<()> {
     let store = Store::open(url).await?.with_retry_deadline(Duration::from_secs(30));
-    let q = WorkQueue::open(&store, CAMPAIGN, name, LEASE).await?;
-    q.enqueue(&items()).await?;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        anyhow::ensure!(Instant::now() < deadline, "worker {name}: queue not drained in 120 s");
-        let got = q.claim(3).await?;
-        if got.is_empty() {
-            if q.counts().await?.remaining() == 0 {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
+    let items: Vec<Item<()>> = items()
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| Item {
+            key: w.key,
+            subject: "p.c".into(),
+            seed: i as u64,
+            input: (),
+        })
+        .collect();
+    let options = Options {
+        campaign: CAMPAIGN.into(),
+        jobs: 1,
+        resume: true,
+        deadline: None,
+        source: Source::Claim {
+            worker: name.into(),
+            lease: LEASE,
+        },
+    };
+    let on_progress = |p: Progress<'_>| {
+        if let Progress::Stored { run, .. } = p {
+            println!("stored {}", run.key);
         }
-        for c in got {
-            tokio::time::sleep(Duration::from_millis(RUN_MS)).await;
-            let seed = c.payload["seed"].as_u64().unwrap();
-            match q.complete(&c.key, &fake_run(&c.key, seed)).await? {
-                Completion::Stored(_) => println!("stored {}", c.key),
-                Completion::AlreadyDone => println!("already {}", c.key),
-            }
-        }
-    }
+    };
+    let stats = campaign::run(&Fake, &items, &store, &options, &on_progress).await?;
+    anyhow::ensure!(!stats.failed(), "worker {name}: {stats:?}");
+    Ok(())
 }
 
 /// `ip` with arguments; panics with its stderr on failure.

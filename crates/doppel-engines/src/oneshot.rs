@@ -4,7 +4,7 @@
 //! and output into an [`Outcome`].
 
 use crate::outcome::{Outcome, RunOptions, RunResult, cap_output};
-use doppel_core::process::{Sandbox, piped, spawn};
+use doppel_core::process::{Limits, Sandbox, piped, spawn};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -38,6 +38,11 @@ pub struct OneShotCommand {
     pub args_after: Vec<String>,
     /// Reads the result.
     pub classify: Classify,
+    /// Resource limits for the shell (`doppel_core::process::Limits`: address
+    /// space, CPU time = the script's timeout + 5 s, file size; plus its
+    /// program group where cgroups are available). `None` for none; a JVM
+    /// shell takes them without the address-space limit (it reserves gigabytes).
+    pub limits: Option<Limits>,
 }
 
 /// Runs `source` once with `cmd`, killing the process tree at the timeout.
@@ -84,6 +89,16 @@ pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunRe
             return done(Outcome::HostError { reason }, String::new(), false);
         }
     };
+    if let Some(limits) = cmd.limits {
+        let limits = Limits {
+            cpu_seconds: opts.timeout.as_secs() + 5,
+            ..limits
+        };
+        if let Err(e) = limits.apply_to(guard.pid()) {
+            // Gone already (it ran in microseconds) or not permitted: the timeout still holds.
+            tracing::debug!("limits on {}: {e}", cmd.program.display());
+        }
+    }
     let child = guard.child_mut();
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
         return done(

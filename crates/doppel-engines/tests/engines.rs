@@ -343,3 +343,19 @@ async fn known_binding_crashes_are_avoided() {
     let r = pm.run(&Script::new("print(typeof python, typeof pmEval);"), &o).await;
     assert_eq!(r.output, "undefined undefined\n");
 }
+
+/// A one-process shell under its resource limits: an allocation bomb ends
+/// (an exception or a signal from the address-space limit), it does not take
+/// the machine's memory or run into the timeout.
+#[tokio::test]
+async fn shells_run_under_memory_limits() {
+    let bomb = Script::new("var a = [], s = 'xxxxxxxxxxxxxxxx'; for (;;) { s = s + s; a.push(s); }");
+    for name in ["duktape", "mujs", "njs"] {
+        let mut e = engine(name);
+        let r = e.run(&bomb, &opts(60_000)).await;
+        assert!(
+            matches!(r.outcome, Outcome::Exception { .. } | Outcome::Crash { .. }),
+            "{name}: {r:?}"
+        );
+    }
+}

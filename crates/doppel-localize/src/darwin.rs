@@ -51,7 +51,7 @@ pub struct DarwinConfig {
 impl Default for DarwinConfig {
     fn default() -> Self {
         Self {
-            query_timeout: Duration::from_millis(1000),
+            query_timeout: Duration::from_millis(5000),
             precheck_timeout: Duration::from_millis(200),
             budget: Duration::from_secs(60),
             run_budget: Budget {
@@ -135,6 +135,8 @@ pub struct DarwinStats {
     pub sat: usize,
     /// Alternate inputs that passed validation.
     pub validated: usize,
+    /// Full queries the solver gave up on (its timeout).
+    pub unknown: usize,
     /// Solver failures survived by starting a fresh solver.
     pub solver_errors: usize,
     /// Length of f and f' (path condition entries).
@@ -230,10 +232,17 @@ fn rename(text: &str, side: usize) -> String {
     out
 }
 
+/// A solver model: a value per input byte.
+type Model = Vec<(InputVar, u8)>;
+
 /// A z3 process fed from two arenas.
 struct Dual {
     solver: Z3Process,
     writers: [SmtWriter; 2],
+    /// Everything sent in open scopes: the text of a one-shot query, and a
+    /// script in `DOPPEL_DARWIN_DUMP` (a directory) for a query the solver
+    /// gives up on.
+    log: Option<Vec<String>>,
 }
 
 impl Dual {
@@ -241,6 +250,7 @@ impl Dual {
         let mut d = Dual {
             solver: Z3Process::new()?,
             writers: [SmtWriter::new(), SmtWriter::new()],
+            log: Some(Vec::new()),
         };
         let mut text = String::new();
         let mut scratch = String::new();
@@ -248,33 +258,90 @@ impl Dual {
             d.writers[0].declare(*v, &mut text);
             d.writers[1].declare(*v, &mut scratch);
         }
-        d.solver.send(&text)?;
+        d.send(text)?;
         Ok(d)
     }
 
     fn assert(&mut self, side: usize, arena: &ExprArena, e: ExprId) -> Result<(), SolverError> {
-        let text = self.writers[side].assert(arena, e);
-        self.solver.send(&rename(&text, side))
+        let text = rename(&self.writers[side].assert(arena, e), side);
+        self.send(text)
+    }
+
+    fn send(&mut self, text: String) -> Result<(), SolverError> {
+        self.solver.send(&text)?;
+        if let Some(log) = self.log.as_mut() {
+            log.push(text);
+        }
+        Ok(())
+    }
+
+    /// Checks the current assertions plus `neg` (from `arena`, side 1) on a
+    /// fresh z3 process: z3's incremental core is far slower on these
+    /// array and bit-vector queries than its one-shot solver (a query z3
+    /// answers in 0.3 s alone timed out at 5 s in the long-lived session).
+    fn one_shot(
+        &mut self,
+        arena: &ExprArena,
+        neg: ExprId,
+        vars: &[InputVar],
+        timeout: Duration,
+    ) -> Result<(SatResult, Option<Model>), SolverError> {
+        self.push()?;
+        let text = rename(&self.writers[1].assert(arena, neg), 1);
+        let mut script = self.log.as_ref().map(|l| l.concat()).unwrap_or_default();
+        script.push_str(&text);
+        // Keep the writers' bookkeeping in step with the long-lived solver.
+        self.send(text)?;
+        let mut fresh = Z3Process::new()?;
+        let result = (|| {
+            fresh.send(&script)?;
+            let answer = fresh.check(timeout)?;
+            let model = if answer == SatResult::Sat {
+                let names: Vec<String> = vars.iter().map(InputVar::name).collect();
+                Some(
+                    fresh
+                        .values(&names)?
+                        .into_iter()
+                        .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
+                        .collect(),
+                )
+            } else {
+                None
+            };
+            Ok((answer, model))
+        })();
+        if matches!(result, Ok((SatResult::Unknown, _))) {
+            self.dump(&format!("unknown-{}.smt2", std::process::id()));
+        }
+        self.pop()?;
+        result
+    }
+
+    /// Writes the current assertions as a script to `DOPPEL_DARWIN_DUMP`.
+    fn dump(&self, name: &str) {
+        if let (Some(log), Some(dir)) = (&self.log, std::env::var_os("DOPPEL_DARWIN_DUMP")) {
+            let text = format!("(set-logic ALL)\n{}(check-sat)\n", log.concat());
+            let _ = std::fs::write(std::path::Path::new(&dir).join(name), text);
+        }
     }
 
     fn push(&mut self) -> Result<(), SolverError> {
         self.writers.iter_mut().for_each(SmtWriter::push);
+        if let Some(log) = self.log.as_mut() {
+            log.push("(push 1)\n".into());
+        }
         self.solver.push()
     }
 
     fn pop(&mut self) -> Result<(), SolverError> {
         self.writers.iter_mut().for_each(SmtWriter::pop);
+        if let Some(log) = self.log.as_mut() {
+            // Drop what the scope added.
+            if let Some(i) = log.iter().rposition(|t| t == "(push 1)\n") {
+                log.truncate(i);
+            }
+        }
         self.solver.pop()
-    }
-
-    fn model(&mut self, vars: &[InputVar]) -> Result<Vec<(InputVar, u8)>, SolverError> {
-        let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-        Ok(self
-            .solver
-            .values(&names)?
-            .into_iter()
-            .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-            .collect())
     }
 }
 
@@ -415,7 +482,16 @@ fn deviate(
             if *n < cfg.per_site && !causes.contains_key(&key) {
                 *n += 1;
                 let neg = arena.not(c.expr);
+                let before = (stats.precheck_unsat, stats.sat, stats.unknown);
                 let answer = query(&mut full, &mut pre, &arena, neg, vars, cfg, stats);
+                if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
+                    eprintln!(
+                        "deviation {key} j={j} (pre-unsat, sat, unknown) {:?} -> {:?} vars {:?}",
+                        before,
+                        (stats.precheck_unsat, stats.sat, stats.unknown),
+                        arena.vars(c.expr).iter().map(|v| v.name()).collect::<Vec<_>>()
+                    );
+                }
                 let model = match answer {
                     Ok(m) => m,
                     Err(_) => {
@@ -474,7 +550,17 @@ fn sessions(
 ) -> Result<(Dual, Dual), SolverError> {
     let mut full = Dual::new(vars)?;
     let mut pre = Dual::new(vars)?;
-    for c in base.path.iter().filter(|c| kept(c)) {
+    // f up to its last user branch: what libc does after it (printf's
+    // digit loops: divisions of symbolic values) cannot change the user
+    // path but makes queries slow and constrains the output's digits
+    // (darwin-measured.md trap 15).
+    let f_end = base
+        .branches
+        .iter()
+        .filter_map(|b| b.path_index)
+        .max()
+        .map_or(0, |i| i as usize + 1);
+    for c in base.path[..f_end].iter().filter(|c| kept(c)) {
         full.assert(0, &base.arena, c.expr)?;
     }
     for c in dev.path[..upto].iter().filter(|c| kept(c)) {
@@ -494,7 +580,7 @@ fn query(
     vars: &[InputVar],
     cfg: DarwinConfig,
     stats: &mut DarwinStats,
-) -> Result<Option<Vec<(InputVar, u8)>>, SolverError> {
+) -> Result<Option<Model>, SolverError> {
     pre.push()?;
     pre.assert(1, arena, neg)?;
     let cheap = pre.solver.check(cfg.precheck_timeout)?;
@@ -504,16 +590,12 @@ fn query(
         return Ok(None);
     }
     stats.queries += 1;
-    full.push()?;
-    full.assert(1, arena, neg)?;
-    let answer = full.solver.check(cfg.query_timeout)?;
-    let model = if answer == SatResult::Sat {
-        stats.sat += 1;
-        Some(full.model(vars)?)
-    } else {
-        None
-    };
-    full.pop()?;
+    let (answer, model) = full.one_shot(arena, neg, vars, cfg.query_timeout)?;
+    match answer {
+        SatResult::Unknown => stats.unknown += 1,
+        SatResult::Sat => stats.sat += 1,
+        SatResult::Unsat => {}
+    }
     Ok(model)
 }
 

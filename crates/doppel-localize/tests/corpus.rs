@@ -20,9 +20,13 @@ fn out_dir() -> PathBuf {
 }
 
 async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
+    use std::io::Write as _;
     let mut results = Vec::new();
+    // One JSON line per finished case, so an interrupted run still counts.
+    let mut lines = std::fs::File::create(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();
     for p in pairs {
         let r = run_case(&Case::from_pair(p), &CaseConfig::default()).await;
+        writeln!(lines, "{}", serde_json::to_string(&r).unwrap()).unwrap();
         eprintln!(
             "{} {:?} darwin={:?} {:.1}s",
             r.name,
@@ -62,5 +66,30 @@ async fn all_cross_author_pairs() {
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    run_set("codeflaws-cross", &codeflaws::cross_pairs(&dirs)).await;
+    // One reference per modified program (the first other author of the
+    // problem): every wrong-answer program once.
+    let mut seen = std::collections::BTreeSet::new();
+    let pairs: Vec<_> = codeflaws::cross_pairs(&dirs)
+        .into_iter()
+        .filter(|p| seen.insert(p.modified.clone()))
+        .collect();
+    assert_eq!(pairs.len(), dirs.len());
+    run_set("codeflaws-cross", &pairs).await;
+}
+
+/// The summary tables of whatever `localize-<label>.jsonl` holds
+/// (`DOPPEL_LOCALIZE_LABEL`, default `codeflaws`), for a run cut short.
+#[test]
+#[ignore = "needs ../shared"]
+fn summarize_a_partial_run() {
+    let label = std::env::var("DOPPEL_LOCALIZE_LABEL").unwrap_or_else(|_| "codeflaws".into());
+    let text = std::fs::read_to_string(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();
+    let results: Vec<doppel_localize::case::CaseResult> =
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!results.is_empty());
+    std::fs::write(
+        out_dir().join(format!("localize-{label}.md")),
+        summary::markdown(&results),
+    )
+    .unwrap();
 }

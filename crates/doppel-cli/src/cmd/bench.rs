@@ -64,6 +64,29 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 200)]
         work_us: u64,
     },
+    /// Throughput of N workers claiming one campaign from one PostgreSQL
+    /// store (`--claim`) against one worker (target: 3 workers >= 2.5x), on
+    /// CPU-light fake items, one job per worker.
+    Scale {
+        /// The PostgreSQL store (`postgres://...`); each round is a fresh campaign in it.
+        #[arg(long)]
+        store: String,
+        /// Fake work items per round.
+        #[arg(long, default_value_t = 300)]
+        items: u64,
+        /// Wall time of each fake item (a sleep: CPU-light), milliseconds.
+        #[arg(long, default_value_t = 20)]
+        work_ms: u64,
+        /// Workers of the parallel round.
+        #[arg(long, default_value_t = 3)]
+        workers: usize,
+        /// Internal: run as one worker of a round, under this name.
+        #[arg(long, hide = true)]
+        as_worker: Option<String>,
+        /// Internal: the round's campaign (with --as-worker).
+        #[arg(long, hide = true)]
+        campaign: Option<String>,
+    },
     /// Debug-information checks (PLDI'20): checks per second with one
     /// debugger session per binary (batched) against one launch per (s, v)
     /// pair, on the same Csmith programs, builds and references.
@@ -148,6 +171,20 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     } = &a.what
     {
         return debuginfo(*csmith, *seed, compilers, levels, debuggers, *sample, *max_pairs).await;
+    }
+    if let BenchWhat::Scale {
+        store,
+        items,
+        work_ms,
+        workers,
+        as_worker,
+        campaign,
+    } = &a.what
+    {
+        return match (as_worker, campaign) {
+            (Some(name), Some(c)) => super::bench_scale::worker(store, c, name, *items, *work_ms).await,
+            _ => super::bench_scale::run(store, *items, *work_ms, *workers).await,
+        };
     }
     if let BenchWhat::Runner { items, work_us } = a.what {
         return super::bench_runner::run(items, work_us).await;

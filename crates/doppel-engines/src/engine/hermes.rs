@@ -8,6 +8,7 @@ use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
 use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
+use doppel_core::process::Limits;
 
 /// The registry entry.
 pub fn entry() -> EngineEntry {
@@ -58,6 +59,8 @@ fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
         args: vec![],
         args_after: vec![],
         classify,
+        // Hermes reserves its GC heap's address space up front: no RLIMIT_AS.
+        limits: Some(Limits::default().without_memory_limit()),
     };
     Ok(hosted(
         cfg,

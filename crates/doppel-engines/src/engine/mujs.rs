@@ -6,6 +6,7 @@ use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
 use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
+use doppel_core::process::Limits;
 
 const DEBIAN: &str = "mujs";
 
@@ -51,6 +52,7 @@ fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
         args: vec![],
         args_after: vec![],
         classify,
+        limits: Some(Limits::default()),
     };
     Ok(hosted(
         cfg,

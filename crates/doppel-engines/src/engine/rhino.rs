@@ -9,6 +9,7 @@ use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
 use crate::registry::{EngineEntry, HostTraits};
 use crate::{Engine, EngineError, EnginesConfig, Family, Outcome};
+use doppel_core::process::Limits;
 
 const DEBIAN: &str = "rhino";
 
@@ -64,6 +65,7 @@ fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
         args: vec!["-version".into(), "200".into()],
         args_after: vec![],
         classify,
+        limits: Some(Limits::default().without_memory_limit()),
     };
     Ok(hosted(
         cfg,
