@@ -21,6 +21,7 @@ pub struct SmtWriter {
     tables: HashSet<u32>,
     log: Vec<Item>,
     scopes: Vec<usize>,
+    prefix: String,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +43,17 @@ impl SmtWriter {
     /// A writer for a fresh solver.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A writer whose definitions are named `<prefix>eN` / `<prefix>tN`, so
+    /// several arenas (e.g. the path conditions of two programs) can feed one
+    /// solver without name clashes; input variables keep their names and are
+    /// shared.
+    pub fn with_prefix(prefix: &str) -> Self {
+        SmtWriter {
+            prefix: prefix.to_string(),
+            ..Self::default()
+        }
     }
 
     /// Opens a scope (the caller sends `(push 1)`; [`crate::solver::Session`] does).
@@ -82,6 +94,14 @@ impl SmtWriter {
         }
     }
 
+    /// Records that the solver already knows `var` (declared through another
+    /// writer feeding the same solver), so this writer never declares it.
+    pub fn assume_declared(&mut self, var: InputVar) {
+        if self.declared.insert(var) {
+            self.log.push(Item::Var(var));
+        }
+    }
+
     /// Appends to `out` whatever `id` needs, and returns the term naming it.
     pub fn term(&mut self, arena: &ExprArena, id: ExprId, out: &mut String) -> String {
         // Post-order without recursion: path conditions can be deep chains.
@@ -106,12 +126,20 @@ impl SmtWriter {
                 self.log.push(Item::Table(table));
                 let _ = writeln!(
                     out,
-                    "(define-fun t{table} () (Array (_ BitVec 32) (_ BitVec 8)) {})",
+                    "(define-fun {}t{table} () (Array (_ BitVec 32) (_ BitVec 8)) {})",
+                    self.prefix,
                     table_term(arena, table)
                 );
             }
             let body = self.node(arena, n);
-            let _ = writeln!(out, "(define-fun e{} () {} {})", n.0, sort(arena.width(n)), body);
+            let _ = writeln!(
+                out,
+                "(define-fun {}e{} () {} {})",
+                self.prefix,
+                n.0,
+                sort(arena.width(n)),
+                body
+            );
             self.defined.insert(n);
             self.log.push(Item::Def(n));
         }
@@ -127,7 +155,7 @@ impl SmtWriter {
     }
 
     fn name(&self, arena: &ExprArena, n: ExprId) -> String {
-        leaf(arena, n).unwrap_or_else(|| format!("e{}", n.0))
+        leaf(arena, n).unwrap_or_else(|| format!("{}e{}", self.prefix, n.0))
     }
 
     fn node(&self, arena: &ExprArena, n: ExprId) -> String {
@@ -142,7 +170,7 @@ impl SmtWriter {
             Expr::Concat(a, b) => format!("(concat {} {})", nm(a), nm(b)),
             Expr::ZExt { by, arg } => format!("((_ zero_extend {by}) {})", nm(arg)),
             Expr::SExt { by, arg } => format!("((_ sign_extend {by}) {})", nm(arg)),
-            Expr::Select { table, index } => format!("(select t{table} {})", nm(index)),
+            Expr::Select { table, index } => format!("(select {}t{table} {})", self.prefix, nm(index)),
             Expr::Const { .. } | Expr::Bool(_) | Expr::Var(_) => nm(n),
         }
     }

@@ -170,6 +170,32 @@ fn z3_answers_unsat_and_models_through_the_session() {
     assert_eq!(s.check(Duration::from_secs(5)).unwrap(), SatResult::Unsat);
     s.pop().unwrap();
     assert_eq!(s.check(Duration::from_secs(5)).unwrap(), SatResult::Sat);
+    // Two arenas feed one solver through prefixed writers.
+    let mut b = doppel_concolic::ExprArena::new();
+    let xb = b.var(doppel_concolic::InputVar {
+        source: doppel_concolic::InputSource::Stdin,
+        index: 0,
+    });
+    let sb = b.bin(BinOp::Mul, xb, xb);
+    let nine = b.constant(8, 9);
+    let eb = b.cmp(CmpOp::Eq, sb, nine);
+    let (mut wa, mut wb) = (
+        doppel_concolic::smt::SmtWriter::with_prefix("p"),
+        doppel_concolic::smt::SmtWriter::with_prefix("q"),
+    );
+    let mut z = Z3Process::new().unwrap();
+    let mut decls = String::new();
+    for v in a.vars(eq) {
+        wa.declare(v, &mut decls);
+        wb.assume_declared(v);
+    }
+    z.send(&decls).unwrap();
+    z.send(&wa.assert(&a, eq)).unwrap();
+    z.send(&wa.assert(&a, lt)).unwrap();
+    z.send(&wb.assert(&b, eb)).unwrap();
+    assert_eq!(z.check(Duration::from_secs(5)).unwrap(), SatResult::Sat);
+    let v = z.values(&["stdin_0".to_string()]).unwrap()[0].1;
+    assert!(v == 3 || v == 253 || v * v % 256 == 9, "{v}");
     let script = doppel_concolic::smt::script(&a, &[eq, lt]);
     assert!(script.contains("(declare-fun stdin_0 () (_ BitVec 8))") && script.ends_with("(check-sat)\n"));
 }

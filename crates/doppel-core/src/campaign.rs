@@ -224,6 +224,10 @@ pub struct CampaignStats {
     pub taken_over: usize,
     /// Sum of the stored runs' own durations, milliseconds.
     pub run_ms: f64,
+    /// The store stayed unreachable past its retry deadline
+    /// ([`crate::store::retry::StoreUnavailable`]): the campaign started no
+    /// further item (they count as `not_started`; `--resume` runs them).
+    pub store_unavailable: bool,
 }
 
 impl CampaignStats {
@@ -250,7 +254,8 @@ impl Sink<'_> {
     /// Stores one finished run (with `--claim`, completing the item in the
     /// same transaction when the run's key is the item's) and reports it.
     /// A failure to store is counted and reported, never lost silently.
-    pub async fn store(&self, run: RunRecord) {
+    /// Returns whether this call stored the run.
+    pub async fn store(&self, run: RunRecord) -> bool {
         let stored = match self.queue {
             Some(q) if run.key == self.item_key => q.complete(self.item_key, &run).await.map(Some),
             _ => self.store.insert_run(&run).await.map(|_| Some(Completion::Stored(0))),
@@ -271,25 +276,34 @@ impl Sink<'_> {
                 }
                 Ok(Some(Completion::AlreadyDone)) => {
                     s.taken_over += 1;
-                    return;
+                    return false;
                 }
                 Err(e) => {
                     s.store_errors += 1;
+                    if e.is::<crate::store::retry::StoreUnavailable>() {
+                        s.store_unavailable = true;
+                    }
                     Err(format!("{e:#}"))
                 }
             }
         };
         match progress {
-            Ok(()) => (self.on_progress)(Progress::Stored {
-                subject: self.subject,
-                seed: self.seed,
-                run: &run,
-            }),
-            Err(error) => (self.on_progress)(Progress::StoreError {
-                subject: self.subject,
-                seed: self.seed,
-                error,
-            }),
+            Ok(()) => {
+                (self.on_progress)(Progress::Stored {
+                    subject: self.subject,
+                    seed: self.seed,
+                    run: &run,
+                });
+                true
+            }
+            Err(error) => {
+                (self.on_progress)(Progress::StoreError {
+                    subject: self.subject,
+                    seed: self.seed,
+                    error,
+                });
+                false
+            }
         }
     }
 }
@@ -387,6 +401,12 @@ fn past(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
 }
 
+/// Whether to start no further item: the deadline passed, or the store is
+/// unreachable (every run would be lost).
+fn stop(options: &Options, stats: &Mutex<CampaignStats>) -> bool {
+    past(options.deadline) || stats.lock().unwrap_or_else(|e| e.into_inner()).store_unavailable
+}
+
 async fn worker<J: Job>(
     mut job: J,
     feed: &Feed<'_, J::Input>,
@@ -400,9 +420,14 @@ async fn worker<J: Job>(
             let pop = || queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
             // Each worker holds the next item too, so its tools can prepare
             // that run while this one goes on (Job::preload).
-            let mut next = if past(options.deadline) { None } else { pop() };
+            let mut next = if stop(options, stats) { None } else { pop() };
             while let Some(item) = next.take() {
-                next = if past(options.deadline) { None } else { pop() };
+                if stop(options, stats) {
+                    // The item held for preloading is not started either.
+                    stats.lock().unwrap_or_else(|e| e.into_inner()).not_started += 1;
+                    break;
+                }
+                next = if stop(options, stats) { None } else { pop() };
                 if let Some(n) = next {
                     job.preload(n);
                 }
@@ -482,7 +507,7 @@ async fn claim_loop<J: Job>(
             error: format!("{e:#}"),
         });
     };
-    while !past(options.deadline) {
+    while !stop(options, stats) {
         let claimed: Vec<Claimed> = match queue.claim(1).await {
             Ok(c) => c,
             Err(e) => return fail(e),

@@ -32,12 +32,23 @@ pub struct StoredFinding {
     pub debugger: String,
     pub augmented: BTreeSet<u32>,
     pub verdict: PairVerdict,
+    /// The other debuggers' checks of the same pair on the same binary.
+    pub others: Vec<OtherCheck>,
     pub suspect: String,
     pub culprit: Option<Culprit>,
     /// The class key.
     pub class: String,
     /// The C-Vise reduction, once `doppel debuginfo reduce` ran.
     pub reduced: Option<ReducedText>,
+}
+
+/// Another debugger's check of a finding's pair on the same binary.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OtherCheck {
+    /// The debugger.
+    pub debugger: String,
+    /// Its check.
+    pub verdict: PairVerdict,
 }
 
 /// A kept reduction: the reduced `a.c` (with its single marker comment
@@ -82,6 +93,7 @@ impl StoredFinding {
             debugger: field("debugger_name")?.as_str().unwrap_or("").to_string(),
             augmented: serde_json::from_value(c["augmented"].clone()).unwrap_or_default(),
             verdict: serde_json::from_value(parse("verdict")?).map_err(|e| format!("verdict: {e}"))?,
+            others: serde_json::from_value(c["others"].clone()).unwrap_or_default(),
             suspect: c["suspect"].as_str().unwrap_or("").to_string(),
             culprit: serde_json::from_value(c["culprit"].clone()).unwrap_or(None),
             class: r.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default(),

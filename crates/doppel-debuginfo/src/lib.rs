@@ -25,7 +25,8 @@
 //! `rust`: Rust seeds (section 6.1), references from the -O0 build in GDB,
 //! the barrier in a crate of its own, the same checker and records.
 //!
-//! `technique`: the technique seam (show, replay, repro, report) for the
+//! `record`: the stored records (finding, session, program), written and
+//! read through one type each. `technique`: the technique seam (show, replay, repro, report) for the
 //! commands.
 //!
 //! The types below are the plain data that crosses these steps.
@@ -40,8 +41,10 @@ pub mod check;
 pub mod config;
 pub mod culprit;
 pub mod finding;
+pub mod inputs;
 pub mod probe;
 pub mod program;
+pub mod record;
 pub mod reduce;
 pub mod replay;
 pub mod rust;

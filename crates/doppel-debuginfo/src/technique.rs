@@ -1,10 +1,13 @@
 //! Debug-information validation as the commands see it
-//! ([`doppel_core::technique::Technique`]). Its records are of three kinds
-//! (config `kind`): a finding (a wrong value, with its source context), a
-//! session (one build in one debugger: every pair's check), and a program
-//! (its preparation and the matrix of its builds).
+//! ([`doppel_core::technique::Technique`]). Its records
+//! ([`crate::record::DebuginfoRecord`]) are of three kinds: a finding (a
+//! wrong value, with its source context), a session (one build in one
+//! debugger: every pair's check), and a program (its preparation and the
+//! matrix of its builds).
 
+use crate::CheckVerdict;
 use crate::finding::StoredFinding;
+use crate::record::{DebuginfoRecord, SessionRecord};
 use crate::triage::CLASS_PARTS;
 use doppel_core::store::RunFilter;
 use doppel_core::technique::{
@@ -16,10 +19,6 @@ use std::path::Path;
 /// The debug-information technique (PLDI 2020).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Debuginfo;
-
-fn s<'a>(v: &'a serde_json::Value, or: &'a str) -> &'a str {
-    v.as_str().unwrap_or(or)
-}
 
 fn verdict_line(v: &Verdict) -> String {
     match v {
@@ -34,41 +33,43 @@ fn verdict_line(v: &Verdict) -> String {
     }
 }
 
+/// JSON text of an optional rendering (`"25"`, `null`), as reports quote values.
+fn quoted(v: &Option<String>) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
 /// A finding with the lines around its pair.
-fn finding_view(run: &RunRecord, lines: &mut Vec<String>) {
-    let c = &run.config;
-    if let Some(f) = run.verdict.finding() {
-        lines.push(format!("  {}", f.detail));
+fn finding_view(run: &RunRecord, f: &StoredFinding, lines: &mut Vec<String>) {
+    if let Some(fd) = run.verdict.finding() {
+        lines.push(format!("  {}", fd.detail));
     }
-    let line = c["reference"]["pair"]["line"].as_u64().unwrap_or(0) as usize;
-    let var = s(&c["reference"]["pair"]["variable"]["name"], "?");
+    let pair = &f.reference.pair;
+    let line = pair.line as usize;
     lines.push(format!(
         "compiler: {} ({}), level -{}, debugger {}",
-        s(&c["compiler"]["name"], "?"),
-        s(&c["compiler"]["version"], "?"),
-        s(&c["level"], "?"),
-        s(&c["debugger_name"], "?")
+        f.compiler.name, f.compiler.version, f.level, f.debugger
     ));
-    lines.push(format!("build: {}", s(&c["recipe"], "?")));
+    lines.push(format!("build: {}", run.config["recipe"].as_str().unwrap_or("?")));
     lines.push(format!(
-        "pair: line {line}, variable {var} ({}); -O0 reference {}; shown {}",
-        s(&c["reference"]["pair"]["variable"]["type_name"], "?"),
-        c["reference"]["value"],
-        c["verdict"]["shown"]
+        "pair: line {line}, variable {} ({}); -O0 reference {}; shown {}",
+        pair.variable.name,
+        pair.variable.type_name,
+        serde_json::to_string(&f.reference.value).unwrap_or_default(),
+        quoted(&f.verdict.shown)
     ));
-    for o in c["others"].as_array().into_iter().flatten() {
+    for o in &f.others {
         lines.push(format!(
             "  {} on the same binary: {} (shows {})",
-            s(&o["debugger"], "?"),
-            s(&o["verdict"]["verdict"]["verdict"], "?"),
-            o["verdict"]["shown"]
+            o.debugger,
+            o.verdict.verdict.name(),
+            quoted(&o.verdict.shown)
         ));
     }
-    lines.push(format!("suspect: {}", s(&c["suspect"], "?")));
-    if !c["culprit"].is_null() {
-        lines.push(format!("culprit: {}", c["culprit"]));
+    lines.push(format!("suspect: {}", f.suspect));
+    if let Some(c) = &f.culprit {
+        lines.push(format!("culprit: {}", serde_json::to_string(c).unwrap_or_default()));
     }
-    let text = c["augmented_text"].as_str().or(c["source_text"].as_str()).unwrap_or("");
+    let text = f.checked_text();
     let source: Vec<&str> = text.lines().collect();
     let from = line.saturating_sub(4).max(1);
     for n in from..=(line + 3).min(source.len()) {
@@ -78,41 +79,43 @@ fn finding_view(run: &RunRecord, lines: &mut Vec<String>) {
 }
 
 /// A session's checks, one row per pair, wrong values highlighted.
-fn session_view(run: &RunRecord, lines: &mut Vec<String>) -> EvidenceTable {
-    let c = &run.config;
+fn session_view(s: &SessionRecord, lines: &mut Vec<String>) -> EvidenceTable {
     lines.push(format!(
         "session: {} -{} {} build, debugger {}: {}",
-        s(&c["compiler"]["name"], "?"),
-        s(&c["level"], "?"),
-        if c["augmented"].as_array().is_some_and(|a| !a.is_empty()) {
-            "augmented"
-        } else {
-            "plain"
-        },
-        s(&c["debugger_name"], "?"),
-        s(&c["ending"], "")
+        s.compiler.name,
+        s.level,
+        if s.augmented.is_empty() { "plain" } else { "augmented" },
+        s.debugger_name,
+        s.ending
     ));
-    let rows = c["verdicts"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows = s
+        .verdicts
+        .iter()
         .map(|v| {
-            let verdict = &v["verdict"];
-            let text = match s(&verdict["verdict"], "?") {
-                "wrong_value" => format!("wrong value, expected {}", verdict["expected"]),
-                other => match verdict["detail"].as_str() {
-                    Some(d) => format!("{other}: {d}"),
-                    None => other.to_string(),
-                },
+            let wrong = matches!(v.verdict, CheckVerdict::WrongValue { .. });
+            let text = match &v.verdict {
+                CheckVerdict::WrongValue { expected, .. } => {
+                    format!(
+                        "wrong value, expected {}",
+                        serde_json::to_string(expected).unwrap_or_default()
+                    )
+                }
+                other => {
+                    let j = serde_json::to_value(other).unwrap_or_default();
+                    match j["detail"].as_str() {
+                        Some(d) => format!("{}: {d}", other.name()),
+                        None => other.name().to_string(),
+                    }
+                }
             };
             EvidenceRow {
                 cells: vec![
-                    v["line"].to_string(),
-                    s(&v["variable"], "?").to_string(),
+                    v.line.to_string(),
+                    v.variable.clone(),
                     text,
-                    s(&v["shown"], "").to_string(),
+                    v.shown.clone().unwrap_or_default(),
                 ],
-                highlight: verdict["verdict"] == "wrong_value",
+                highlight: wrong,
             }
         })
         .collect();
@@ -161,18 +164,18 @@ impl Technique for Debuginfo {
             lines: vec![verdict_line(&run.verdict)],
             tables: Vec::new(),
         };
-        match run.config["kind"].as_str() {
-            Some("finding") => finding_view(run, &mut view.lines),
-            Some("session") => {
-                let t = session_view(run, &mut view.lines);
+        match DebuginfoRecord::of(run)? {
+            DebuginfoRecord::Finding(f) => finding_view(run, &f, &mut view.lines),
+            DebuginfoRecord::Session(s) => {
+                let t = session_view(&s, &mut view.lines);
                 view.tables.push(t);
             }
-            _ => {
+            DebuginfoRecord::Program(p) => {
                 view.lines.push(format!(
                     "program preparation: {}",
-                    serde_json::to_string_pretty(&without_lists(&run.config["preparation"])).unwrap_or_default()
+                    serde_json::to_string_pretty(&without_lists(&p.preparation)).unwrap_or_default()
                 ));
-                for m in run.config["matrix"].as_array().into_iter().flatten() {
+                for m in &p.matrix {
                     view.lines.push(format!("  {m}"));
                 }
             }

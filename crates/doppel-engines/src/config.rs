@@ -1,7 +1,8 @@
 //! Where the installed engines live.
 //!
 //! One root, `DOPPEL_ENGINES_DIR` (default: `.engines` at the repository
-//! root, ignored by git), filled by `scripts/deps/setup-engines.sh`:
+//! root, ignored by git, or when that is missing the machine-wide
+//! `/opt/doppel/engines`), filled by `scripts/deps/setup-engines.sh`:
 //! - `npm/node_modules/`: engine262, quickjs-emscripten, hermes-engine-cli, acorn;
 //! - `venv/`: mini-racer, pythonmonkey, boabem;
 //! - `venv-quickjs-ng/`: quickjs-ng;
@@ -22,11 +23,22 @@ pub struct EnginesConfig {
     pub workers: PathBuf,
 }
 
+/// The machine-wide installation, shared by all clones and worktrees
+/// (`DOPPEL_ENGINES_DIR=/opt/doppel/engines scripts/deps/setup-engines.sh`).
+pub const SHARED_DIR: &str = "/opt/doppel/engines";
+
 impl Default for EnginesConfig {
+    /// `DOPPEL_ENGINES_DIR` if set; else `<repo>/.engines` if it exists; else
+    /// [`SHARED_DIR`] if it exists; else `<repo>/.engines` (where
+    /// `scripts/deps/setup-engines.sh` installs by default).
     fn default() -> Self {
-        let dir = std::env::var_os("DOPPEL_ENGINES_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo_root().join(".engines"));
+        let local = repo_root().join(".engines");
+        let dir = match std::env::var_os("DOPPEL_ENGINES_DIR") {
+            Some(d) => PathBuf::from(d),
+            None if local.is_dir() => local,
+            None if Path::new(SHARED_DIR).is_dir() => PathBuf::from(SHARED_DIR),
+            None => local,
+        };
         Self::at(dir)
     }
 }
