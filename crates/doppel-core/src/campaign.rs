@@ -360,7 +360,12 @@ pub async fn run<T: Technique>(
                 .collect();
             queue.enqueue(&all).await?;
             let total = queue.counts().await?.remaining() as usize;
-            let by_key = todo.iter().map(|i| (i.key.as_str(), *i)).collect();
+            // Every item, also those `--resume` found stored: the queue is
+            // what says what is done, and an item stored outside it (by an
+            // earlier run without --claim) is run again (same key, same
+            // inputs: the stored run is replaced by its equal) so that the
+            // queue completes.
+            let by_key = items.iter().map(|i| (i.key.as_str(), i)).collect();
             (
                 Feed::Claim {
                     queue,
@@ -523,13 +528,13 @@ async fn claim_loop<J: Job>(
             }
         };
         let Some(item) = by_key.get(c.key.as_str()) else {
-            // Stored by an earlier invocation (`--resume` skipped it here),
-            // or not an item of this worker's campaign configuration.
+            // Not an item of this worker's campaign configuration.
             let _ = queue.release(std::slice::from_ref(&c.key)).await;
             return fail(anyhow::anyhow!(
-                "claimed work item {} is not one of this worker's items (another configuration \
-                 under the same campaign name, or its run is stored: use --resume on every worker)",
-                c.key
+                "claimed work item {} is not one of this worker's items: the workers of campaign {} \
+                 run different configurations (corpus, seeds, settings or tools)",
+                c.key,
+                options.campaign
             ));
         };
         let keys = [c.key.clone()];
