@@ -1,6 +1,10 @@
 //! The whole Codeflaws corpora through the case runner: every case ends
 //! with a named outcome, and the summary tables (docs/results/localize.md)
 //! are written to `$DOPPEL_LOCALIZE_OUT` (default: the system temp dir).
+//!
+//! An experiment, not a test (the corpora take hours):
+//! `cargo run --release -p doppel-localize --example corpus -- same|cross|summarize`
+//! with ../shared beside the checkout (or `DOPPEL_SHARED`).
 
 use doppel_lang::c::codeflaws;
 use doppel_localize::case::{Case, CaseConfig, run_case};
@@ -46,8 +50,6 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
     .unwrap();
 }
 
-#[tokio::test]
-#[ignore = "needs ../shared"]
 async fn all_same_author_pairs() {
     let root = shared().join("corpus/regressions/codeflaws");
     let pairs: Vec<_> = codeflaws::discover_pairs(&root)
@@ -74,8 +76,6 @@ async fn all_same_author_pairs() {
     run_set("codeflaws", &order).await;
 }
 
-#[tokio::test]
-#[ignore = "needs ../shared"]
 async fn all_cross_author_pairs() {
     let root = shared().join("corpus/regressions/codeflaws-cross");
     let dirs: Vec<_> = codeflaws::discover_pairs(&root)
@@ -95,8 +95,6 @@ async fn all_cross_author_pairs() {
 
 /// The summary tables of whatever `localize-<label>.jsonl` holds
 /// (`DOPPEL_LOCALIZE_LABEL`, default `codeflaws`), for a run cut short.
-#[test]
-#[ignore = "needs ../shared"]
 fn summarize_a_partial_run() {
     let label = std::env::var("DOPPEL_LOCALIZE_LABEL").unwrap_or_else(|_| "codeflaws".into());
     let text = std::fs::read_to_string(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();
@@ -111,4 +109,17 @@ fn summarize_a_partial_run() {
         summary::markdown(&results),
     )
     .unwrap();
+}
+
+#[tokio::main]
+async fn main() {
+    match std::env::args().nth(1).as_deref() {
+        Some("same") => all_same_author_pairs().await,
+        Some("cross") => all_cross_author_pairs().await,
+        Some("summarize") => summarize_a_partial_run(),
+        _ => {
+            eprintln!("usage: corpus same|cross|summarize");
+            std::process::exit(2);
+        }
+    }
 }
