@@ -205,3 +205,65 @@ async fn partitions_together_are_the_whole_campaign_and_a_deadline_defers_items(
     assert!(out.status.success());
     assert_eq!(verdicts(runs(&late).await), a);
 }
+
+/// `doppel debuginfo` on the same runner: partitions, `--resume` per
+/// program, and keys that keep another campaign's records apart.
+#[tokio::test(flavor = "multi_thread")]
+async fn debuginfo_partitions_resume_and_keeps_campaigns_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("progs");
+    std::fs::create_dir(&src).unwrap();
+    for (name, k) in [("one.c", 3), ("two.c", 5)] {
+        std::fs::write(
+            src.join(name),
+            format!(
+                "#include <stdio.h>\nint g;\nint main(void) {{\n  int a = {k};\n  int b = a + 4;\n  g = b;\n  printf(\"%d\\n\", g);\n  return 0;\n}}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let db = dir.path().join("d.db");
+    let debuginfo = |extra: &[&str]| {
+        let out = doppel(&db)
+            .args([
+                "debuginfo",
+                "--compilers",
+                "gcc",
+                "--levels",
+                "O1",
+                "--debuggers",
+                "gdb",
+            ])
+            .args(extra)
+            .arg(&src)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+    };
+    let programs = |db: PathBuf| async move {
+        let store = Store::open(db.to_str().unwrap()).await.unwrap();
+        let mut keys = Vec::new();
+        for id in 1..200 {
+            if let Some(r) = store.run(id).await.unwrap()
+                && r.config["kind"] == "program"
+            {
+                keys.push((r.campaign.clone(), r.subject.name.clone()));
+            }
+        }
+        keys.sort();
+        keys
+    };
+    let first = debuginfo(&["--partition", "1/2"]);
+    assert!(first.contains("this invocation: 1 programs"), "{first}");
+    debuginfo(&["--partition", "2/2"]);
+    assert_eq!(programs(db.clone()).await.len(), 2);
+    let again = debuginfo(&["--resume"]);
+    assert!(again.contains("2 programs already stored are skipped"), "{again}");
+    assert!(again.contains("this invocation: 0 programs"), "{again}");
+    debuginfo(&["--campaign", "other"]);
+    let all = programs(db.clone()).await;
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert_eq!(all.iter().filter(|(c, _)| c == "other").count(), 2);
+}

@@ -172,6 +172,10 @@ impl<'m> Machine<'m> {
     fn branch(&mut self, fi: usize, func: &Func, pc: usize, kind: BranchKind, taken: u32, cond: Option<crate::ExprId>) {
         let offset = func.offsets[pc - 1];
         let path_index = cond.and_then(|c| self.sym.constrain(c, offset, ConstraintOrigin::Branch { kind }));
+        if self.sym.exhausted.is_some() {
+            // The run ends here with a budget outcome; no record without its constraint.
+            return;
+        }
         let constraint = cond.filter(|c| self.sym.arena.as_const(*c).is_none());
         let wanted = if constraint.is_some() {
             self.record_symbolic

@@ -138,3 +138,40 @@ fn bench_measures_both_modes() {
     assert_eq!(b.symbolic.constraints, 1, "the `if` on the first input byte");
     assert!(b.concrete.per_second > 0.0 && b.symbolic.per_second > 0.0);
 }
+
+#[test]
+fn constraint_budget_and_per_site_cap() {
+    // A loop over the first input byte: one symbolic branch per iteration.
+    let wat = r#"
+(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (memory 1)
+  (func (export "_start") (local $i i32)
+    (i32.store (i32.const 0) (i32.const 100))
+    (i32.store (i32.const 4) (i32.const 1))
+    (drop (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (loop $l
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.load8_u (i32.const 100)))))))
+"#;
+    let m = module(wat);
+    let mut c = stdin_config(b"\xc8", Symbolic::ALL);
+    let r = run(&m, &c);
+    assert_eq!(r.outcome, Outcome::Exited { code: 0 });
+    assert_eq!(r.path.len(), 200);
+    c.budget.constraints = 50;
+    let r = run(&m, &c);
+    assert_eq!(
+        r.outcome,
+        Outcome::Budget {
+            budget: doppel_concolic::BudgetKind::Constraints
+        }
+    );
+    assert_eq!(r.path.len(), 50);
+    assert!(r.branches.iter().all(|b| b.path_index.is_some()));
+    c.budget.constraints = 100_000;
+    c.budget.per_site = 10;
+    let r = run(&m, &c);
+    assert_eq!(r.outcome, Outcome::Exited { code: 0 });
+    assert_eq!((r.path.len(), r.dropped_constraints), (10, 190));
+}

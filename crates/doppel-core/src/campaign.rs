@@ -250,7 +250,8 @@ impl Sink<'_> {
     /// Stores one finished run (with `--claim`, completing the item in the
     /// same transaction when the run's key is the item's) and reports it.
     /// A failure to store is counted and reported, never lost silently.
-    pub async fn store(&self, run: RunRecord) {
+    /// Returns whether this call stored the run.
+    pub async fn store(&self, run: RunRecord) -> bool {
         let stored = match self.queue {
             Some(q) if run.key == self.item_key => q.complete(self.item_key, &run).await.map(Some),
             _ => self.store.insert_run(&run).await.map(|_| Some(Completion::Stored(0))),
@@ -271,7 +272,7 @@ impl Sink<'_> {
                 }
                 Ok(Some(Completion::AlreadyDone)) => {
                     s.taken_over += 1;
-                    return;
+                    return false;
                 }
                 Err(e) => {
                     s.store_errors += 1;
@@ -280,16 +281,22 @@ impl Sink<'_> {
             }
         };
         match progress {
-            Ok(()) => (self.on_progress)(Progress::Stored {
-                subject: self.subject,
-                seed: self.seed,
-                run: &run,
-            }),
-            Err(error) => (self.on_progress)(Progress::StoreError {
-                subject: self.subject,
-                seed: self.seed,
-                error,
-            }),
+            Ok(()) => {
+                (self.on_progress)(Progress::Stored {
+                    subject: self.subject,
+                    seed: self.seed,
+                    run: &run,
+                });
+                true
+            }
+            Err(error) => {
+                (self.on_progress)(Progress::StoreError {
+                    subject: self.subject,
+                    seed: self.seed,
+                    error,
+                });
+                false
+            }
         }
     }
 }

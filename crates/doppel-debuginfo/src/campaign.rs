@@ -11,9 +11,9 @@
 //! - one **program** record, written last: the preparation and the verdict
 //!   counts. `--resume` skips programs whose program record is stored.
 //!
-//! Keys: `debuginfo|<config fingerprint>|<program hash>|program`, `...|<compiler
-//! tag>|<level>|<plain or augmented>|<debugger>` and `...|L<line>|<variable>`
-//! for findings.
+//! Keys: `debuginfo|<campaign>|<config fingerprint>|<tools fingerprint>|<program
+//! hash>|program`, `...|<compiler tag>|<level>|<plain or augmented>|<debugger>`
+//! and `...|L<line>|<variable>` for findings.
 
 use crate::bisect;
 use crate::check::PairVerdict;
@@ -22,13 +22,14 @@ use crate::program::{self, Build, Cell, Preparation, Program};
 use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference, rust};
+use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Sink, Technique};
 use doppel_core::store::Store;
 use doppel_core::{Finding, Language, RunRecord, Subject, Verdict};
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::c::{BuildCache, CSyntax};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -57,6 +58,10 @@ pub struct DebuginfoSpec {
     /// The compiler of Rust programs (`.rs` seeds, [`crate::rust`]).
     #[serde(default = "default_rustc")]
     pub rustc: String,
+    /// Fingerprint of the tools under test (debuggers' and compilers'
+    /// executables and versions), set by [`run_campaign`]: part of every key.
+    #[serde(default)]
+    pub tools: String,
 }
 
 fn default_rustc() -> String {
@@ -66,13 +71,9 @@ fn default_rustc() -> String {
 /// Progress reports, for the progress bar.
 #[derive(Debug, Clone)]
 pub enum Progress {
-    /// `total` programs to check after skipping `skipped` stored ones;
-    /// `compilers` found, `missing` compilers with the reason.
-    Started {
-        total: usize,
-        skipped: usize,
-        missing: Vec<String>,
-    },
+    /// The compilers under test that were not found, with the reason (the
+    /// campaign goes on without them).
+    Missing(Vec<String>),
     /// A program is done: `outcome` is `checked` or `rejected at <stage>`.
     ProgramDone {
         name: String,
@@ -81,8 +82,6 @@ pub enum Progress {
     },
     /// A finding was stored.
     Finding { name: String, class: String },
-    /// A record could not be stored (the campaign goes on).
-    StoreError { name: String, error: String },
 }
 
 /// What a campaign did.
@@ -112,25 +111,40 @@ pub fn fingerprint(config: &DebuginfoConfig) -> String {
     hex::encode(Sha256::digest(j.as_bytes()))[..12].to_string()
 }
 
+/// The start of every key of a campaign: technique, campaign name,
+/// configuration fingerprint, and the tools' fingerprint (debuggers' and
+/// compilers' executables and versions, [`DebuginfoSpec::tools`]): one
+/// campaign never replaces another's records.
+pub fn key_base(spec: &DebuginfoSpec) -> String {
+    format!("{TECHNIQUE}|{}|{}|{}", spec.name, fingerprint(&spec.config), spec.tools)
+}
+
 /// The key of a program's record.
-pub fn program_key(config: &DebuginfoConfig, program_hash: &str) -> String {
-    format!("{TECHNIQUE}|{}|{program_hash}|program", fingerprint(config))
+pub fn program_key(spec: &DebuginfoSpec, program_hash: &str) -> String {
+    format!("{}|{program_hash}|program", key_base(spec))
 }
 
 /// Runs the campaign over `programs`.
 ///
+/// Runs on the core runner (`doppel_core::campaign`): `options` give jobs,
+/// resume, deadline and partition; `on_runner` gets the runner's events,
+/// `on_progress` this technique's. Returns this technique's counts and the
+/// runner's (runs not stored; environment failures: a program whose
+/// preparation hit an error of the machine, [`Preparation::Failed`], is
+/// not stored and `--resume` takes it up again).
+///
 /// Errors: when no compiler is installed, the sanitizer clang's
-/// `llvm-symbolizer` is missing (C programs), a debugger cannot be created,
-/// the store cannot be read, or a program's preparation hit an error of the
-/// machine ([`Preparation::Failed`]: the campaign stops there, that program
-/// is not stored, `--resume` takes it up again); a problem of a single
-/// program never fails it.
+/// `llvm-symbolizer` is missing (C programs), a debugger cannot be probed
+/// or created, or the store cannot be read; a problem of a single program
+/// never fails it.
 pub async fn run_campaign(
     spec: &DebuginfoSpec,
     programs: Vec<Program>,
     store: &Store,
+    options: &Options,
     on_progress: &(dyn Fn(Progress) + Sync),
-) -> anyhow::Result<Stats> {
+    on_runner: &(dyn Fn(campaign::Progress<'_>) + Sync),
+) -> anyhow::Result<(Stats, CampaignStats)> {
     spec.config.validate().map_err(anyhow::Error::msg)?;
     let mut compilers = Vec::new();
     let mut missing = Vec::new();
@@ -160,37 +174,21 @@ pub async fn run_campaign(
         crate::wellformed::symbolizer_for(&clang)
             .map_err(|e| anyhow::anyhow!("shadow validation with {clang} needs its symbolizer: {e}"))?;
     }
-    let done: HashSet<String> = if spec.resume {
-        store.finished_keys(TECHNIQUE).await?.into_iter().collect()
-    } else {
-        HashSet::new()
-    };
-    let total = programs.len();
-    let queue: VecDeque<Program> = programs
+    let mut spec = spec.clone();
+    spec.tools = tools_fingerprint(&spec, &compilers, rustc.as_ref())?;
+    let spec = &spec;
+    on_progress(Progress::Missing(missing.clone()));
+    let items: Vec<Item<Program>> = programs
         .into_iter()
-        .filter(|p| !done.contains(&program_key(&spec.config, &p.hash)))
+        .map(|p| Item {
+            key: program_key(spec, &p.hash),
+            subject: p.name.clone(),
+            seed: p.csmith.as_ref().map(|(s, _)| *s).unwrap_or(spec.config.seed),
+            input: p,
+        })
         .collect();
-    let skipped = total - queue.len();
-    on_progress(Progress::Started {
-        total: queue.len(),
-        skipped,
-        missing: missing.clone(),
-    });
-    let jobs = spec.jobs.max(1).min(queue.len().max(1));
-    let mut pool = Vec::new();
-    for _ in 0..jobs {
-        let mut dbgs: Vec<(String, Box<dyn Debugger>)> = Vec::new();
-        for d in &spec.config.debuggers {
-            let mut config = spec.debugger_config.clone();
-            config.executable = spec.executables.get(d).cloned();
-            dbgs.push((d.clone(), registry::create(d, &config)?));
-        }
-        pool.push(dbgs);
-    }
     let shared = Shared {
-        queue: Mutex::new(queue),
         stats: Mutex::new(Stats {
-            skipped,
             missing_compilers: missing,
             ..Default::default()
         }),
@@ -199,34 +197,100 @@ pub async fn run_campaign(
         cache: BuildCache::new(spec.cache_dir.clone()),
         rustc,
         rust_builds: rust::RustBuilder::new(spec.cache_dir.join("rust")),
-        fatal: std::sync::Mutex::new(None),
     };
-    let workers = pool.into_iter().map(|mut dbgs| {
-        let shared = &shared;
-        async move {
-            loop {
-                if shared.fatal.lock().is_ok_and(|f| f.is_some()) {
-                    break;
-                }
-                let Some(p) = shared.queue.lock().await.pop_front() else {
-                    break;
-                };
-                run_program(spec, &p, &mut dbgs, store, shared, on_progress).await;
-            }
-            for (_, d) in dbgs.iter_mut() {
-                d.shutdown().await;
-            }
-        }
-    });
-    futures::future::join_all(workers).await;
-    if let Some(e) = shared.fatal.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        anyhow::bail!("{e}");
+    let technique = Debuginfo {
+        spec,
+        shared: &shared,
+        on_progress,
+    };
+    let run = campaign::run(&technique, &items, store, options, on_runner).await?;
+    let mut stats = shared.stats.into_inner();
+    stats.skipped = run.skipped;
+    stats.store_errors = run.store_errors;
+    Ok((stats, run))
+}
+
+/// The tools' fingerprint: every debugger probed (executable and version)
+/// and every compiler found.
+///
+/// Errors: a debugger cannot be probed.
+fn tools_fingerprint(
+    spec: &DebuginfoSpec,
+    compilers: &[Compiler],
+    rustc: Option<&Result<Compiler, String>>,
+) -> anyhow::Result<String> {
+    let entries = registry::all();
+    let mut tools = Vec::new();
+    for d in &spec.config.debuggers {
+        let e = entries
+            .iter()
+            .find(|e| e.name == d)
+            .ok_or_else(|| anyhow::anyhow!("unknown debugger '{d}' (see `doppel backends`)"))?;
+        let mut config = spec.debugger_config.clone();
+        config.executable = spec.executables.get(d).cloned();
+        tools.push((e.probe)(&config)?);
     }
-    Ok(shared.stats.into_inner())
+    let compilers: Vec<String> = compilers
+        .iter()
+        .chain(rustc.and_then(|r| r.as_ref().ok()))
+        .map(|c| format!("{}\0{}\0{}", c.name, c.path, c.version))
+        .collect();
+    Ok(campaign::tools_fingerprint(&tools, &compilers.join("\0")))
+}
+
+/// Debug-information validation as the core runner sees it: a program per
+/// item, each job with its own debuggers.
+#[derive(Clone, Copy)]
+struct Debuginfo<'a> {
+    spec: &'a DebuginfoSpec,
+    shared: &'a Shared,
+    on_progress: &'a (dyn Fn(Progress) + Sync),
+}
+
+/// One job: its debuggers by name.
+struct DebuginfoJob<'a> {
+    technique: Debuginfo<'a>,
+    debuggers: Vec<(String, Box<dyn Debugger>)>,
+}
+
+impl<'a> Technique for Debuginfo<'a> {
+    type Input = Program;
+    type Job = DebuginfoJob<'a>;
+
+    fn name(&self) -> &str {
+        TECHNIQUE
+    }
+
+    async fn setup(&self, _index: usize) -> anyhow::Result<DebuginfoJob<'a>> {
+        let mut debuggers: Vec<(String, Box<dyn Debugger>)> = Vec::new();
+        for d in &self.spec.config.debuggers {
+            let mut config = self.spec.debugger_config.clone();
+            config.executable = self.spec.executables.get(d).cloned();
+            debuggers.push((d.clone(), registry::create(d, &config)?));
+        }
+        Ok(DebuginfoJob {
+            technique: *self,
+            debuggers,
+        })
+    }
+}
+
+impl Job for DebuginfoJob<'_> {
+    type Input = Program;
+
+    async fn run(&mut self, item: &Item<Program>, sink: &Sink<'_>) -> Result<(), ItemError> {
+        let t = self.technique;
+        run_program(t.spec, &item.input, &mut self.debuggers, sink, t.shared, t.on_progress).await
+    }
+
+    async fn shutdown(mut self) {
+        for (_, d) in self.debuggers.iter_mut() {
+            d.shutdown().await;
+        }
+    }
 }
 
 struct Shared {
-    queue: Mutex<VecDeque<Program>>,
     stats: Mutex<Stats>,
     /// Culprits found so far per signature without culprit: a class is
     /// bisected once, its later members reuse the result.
@@ -236,21 +300,19 @@ struct Shared {
     /// rustc, when some program is Rust (the reason when it is missing).
     rustc: Option<Result<Compiler, String>>,
     rust_builds: rust::RustBuilder,
-    /// The first error of the machine a program's preparation met
-    /// ([`Preparation::Failed`]): the workers stop, the campaign fails.
-    fatal: std::sync::Mutex<Option<String>>,
 }
 
 async fn run_program(
     spec: &DebuginfoSpec,
     p: &Program,
     dbgs: &mut [(String, Box<dyn Debugger>)],
-    store: &Store,
+    store: &Sink<'_>,
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
-) {
+) -> Result<(), ItemError> {
     if rust::is_rust_source(&p.source) {
-        return run_rust_program(spec, p, dbgs, store, shared, on_progress).await;
+        run_rust_program(spec, p, dbgs, store, shared, on_progress).await;
+        return Ok(());
     }
     let started = Instant::now();
     let limits = spec.debugger_config.limits;
@@ -266,11 +328,10 @@ async fn run_program(
     let subject = program_subject(p, &text);
     let ready = match &prep {
         Preparation::Failed { stage, error } => {
-            let e = format!("{}: preparation ({stage}) failed: {error}", p.name);
-            if let Ok(mut f) = shared.fatal.lock() {
-                f.get_or_insert(e);
-            }
-            return;
+            return Err(ItemError::Environment(format!(
+                "{}: preparation ({stage}) failed: {error}",
+                p.name
+            )));
         }
         Preparation::Rejected { stage, reason, .. } => {
             let prep = serde_json::to_value(&prep).unwrap_or_default();
@@ -282,7 +343,7 @@ async fn run_program(
                 started,
             };
             reject_program(program, prep, stage, reason, store, shared, on_progress).await;
-            return;
+            return Ok(());
         }
         Preparation::Ready(r) => r,
     };
@@ -341,6 +402,7 @@ async fn run_program(
         on_progress,
     )
     .await;
+    Ok(())
 }
 
 /// Stores the session and finding records of one (compiler, level) and
@@ -356,7 +418,7 @@ async fn store_level(
     cells: &[Cell],
     ast_node: &(dyn Fn(u32) -> String + Sync),
     dbgs: &mut [(String, Box<dyn Debugger>)],
-    store: &Store,
+    store: &Sink<'_>,
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> (serde_json::Value, usize, usize) {
@@ -376,7 +438,7 @@ async fn store_level(
     for cell in cells {
         let b = &builds[cell.build];
         let record = session_record(spec, p, b, cell);
-        put(store, &record, &p.name, shared, on_progress).await;
+        put(store, &record).await;
     }
     for (ci, cell) in cells.iter().enumerate() {
         let b = &builds[cell.build];
@@ -412,7 +474,7 @@ async fn store_level(
                 .finding()
                 .map(|f| f.class.to_string())
                 .unwrap_or_default();
-            if put(store, &record, &p.name, shared, on_progress).await {
+            if put(store, &record).await {
                 findings += 1;
                 shared.stats.lock().await.findings += 1;
                 on_progress(Progress::Finding {
@@ -432,7 +494,7 @@ async fn run_rust_program(
     spec: &DebuginfoSpec,
     p: &Program,
     dbgs: &mut [(String, Box<dyn Debugger>)],
-    store: &Store,
+    store: &Sink<'_>,
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) {
@@ -552,7 +614,7 @@ async fn reject_program(
     prep: serde_json::Value,
     stage: &str,
     reason: &str,
-    store: &Store,
+    store: &Sink<'_>,
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) {
@@ -574,7 +636,7 @@ async fn close_program(
     verdict: Verdict,
     outcome: &str,
     findings: usize,
-    store: &Store,
+    store: &Sink<'_>,
     shared: &Shared,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) {
@@ -588,7 +650,7 @@ async fn close_program(
         verdict,
         run.started,
     );
-    put(store, &record, &run.p.name, shared, on_progress).await;
+    put(store, &record).await;
     shared.stats.lock().await.programs += 1;
     on_progress(Progress::ProgramDone {
         name: run.p.name.clone(),
@@ -701,7 +763,7 @@ fn program_record(
 ) -> RunRecord {
     RunRecord {
         id: None,
-        key: program_key(&spec.config, &p.hash),
+        key: program_key(spec, &p.hash),
         technique: TECHNIQUE.into(),
         campaign: spec.name.clone(),
         subject: subject.clone(),
@@ -741,8 +803,8 @@ fn session_record(spec: &DebuginfoSpec, p: &Program, b: &Build, cell: &Cell) -> 
     RunRecord {
         id: None,
         key: format!(
-            "{TECHNIQUE}|{}|{}|{}|{}|{}|{}",
-            fingerprint(&spec.config),
+            "{}|{}|{}|{}|{}|{}",
+            key_base(spec),
             p.hash,
             b.compiler.tag(),
             b.level,
@@ -821,8 +883,8 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
     RunRecord {
         id: None,
         key: format!(
-            "{TECHNIQUE}|{}|{}|{}|{}|{}|L{}|{}",
-            fingerprint(&spec.config),
+            "{}|{}|{}|{}|{}|L{}|{}",
+            key_base(spec),
             f.program.hash,
             b.compiler.tag(),
             b.level,
@@ -866,22 +928,6 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
 }
 
 /// Stores a record; false (and a progress report) when it could not.
-async fn put(
-    store: &Store,
-    record: &RunRecord,
-    name: &str,
-    shared: &Shared,
-    on_progress: &(dyn Fn(Progress) + Sync),
-) -> bool {
-    match store.insert_run(record).await {
-        Ok(_) => true,
-        Err(e) => {
-            shared.stats.lock().await.store_errors += 1;
-            on_progress(Progress::StoreError {
-                name: name.to_string(),
-                error: format!("{e:#}"),
-            });
-            false
-        }
-    }
+async fn put(store: &Sink<'_>, record: &RunRecord) -> bool {
+    store.store(record.clone()).await
 }

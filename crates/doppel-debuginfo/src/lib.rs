@@ -41,6 +41,7 @@ pub mod check;
 pub mod config;
 pub mod culprit;
 pub mod finding;
+pub mod inputs;
 pub mod probe;
 pub mod program;
 pub mod record;

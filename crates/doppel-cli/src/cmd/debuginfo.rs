@@ -7,8 +7,6 @@ use doppel_core::process::{Limits, Sandbox};
 use doppel_core::store::RunFilter;
 use doppel_debuggers::DebuggerConfig;
 use doppel_debuginfo::campaign::{self, DebuginfoSpec, Progress};
-use doppel_debuginfo::program::Program;
-use doppel_debuginfo::seed::{self, CsmithConfig};
 use doppel_lang::prepare as subjects;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -139,6 +137,8 @@ pub struct DebuginfoArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub runner: super::campaign::RunnerArgs,
     /// The compiler of Rust programs (`.rs` files among the paths).
     #[arg(long, default_value = "rustc")]
     pub rustc: String,
@@ -193,61 +193,8 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
         cache_dir: subjects::cache_dir(db).join("debuginfo"),
         executables,
         rustc: a.rustc.clone(),
+        tools: String::new(),
     })
-}
-
-/// The programs: Csmith seeds (generated into the cache) and C files.
-async fn programs(a: &DebuginfoArgs, spec: &DebuginfoSpec) -> anyhow::Result<Vec<Program>> {
-    let mut out = Vec::new();
-    if let Some(n) = a.csmith {
-        // N programs: seeds whose program is too small (PLDI'20 keeps
-        // programs of at least 4,000 bytes) are skipped, up to 10 N seeds.
-        let dir = spec.cache_dir.join("csmith");
-        let config = CsmithConfig::default();
-        let mut s = spec.config.seed;
-        let mut made = 0;
-        while made < n && s < spec.config.seed.saturating_add(10 * n.max(1)) {
-            match seed::generate(s, &config, &dir).await {
-                Ok(g) => {
-                    let mut p = Program::from_file(&format!("csmith-{s}.c"), &g.path).map_err(anyhow::Error::msg)?;
-                    p.csmith = Some((s, g.options.clone()));
-                    out.push(p);
-                    made += 1;
-                }
-                Err(seed::SeedError::TooSmall { .. }) => {}
-                Err(seed::SeedError::CsmithMissing) => anyhow::bail!("{}", seed::SeedError::CsmithMissing),
-                Err(e) => eprintln!("warning: Csmith seed {s}: {e}"),
-            }
-            s += 1;
-        }
-    }
-    let paths = if a.paths.is_empty() && a.csmith.is_none() {
-        vec![PathBuf::from("corpus/debuginfo")]
-    } else {
-        a.paths.clone()
-    };
-    let roots: Vec<PathBuf> = paths.clone();
-    // A barrier unit next to programs written for line augmentation is not
-    // a program (doppel links its own).
-    let barrier = doppel_debuginfo::augment::BARRIER_FILE;
-    // Rust programs: every `.rs` but the barrier crate `opt_me_not.rs`.
-    let mut files: Vec<PathBuf> = doppel_lang::c::discover(&paths)
-        .into_iter()
-        .filter(|f| f.file_name().is_none_or(|n| n != barrier))
-        .collect();
-    files.extend(doppel_debuginfo::rust::discover(&paths));
-    for file in files {
-        let name = roots
-            .iter()
-            .find_map(|r| file.strip_prefix(r).ok().filter(|p| !p.as_os_str().is_empty()))
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_else(|| file.file_name().unwrap_or_default().to_string_lossy().into_owned());
-        out.push(Program::from_file(&name, &file).map_err(anyhow::Error::msg)?);
-    }
-    if out.is_empty() {
-        anyhow::bail!("no C or Rust programs found under {paths:?}");
-    }
-    Ok(out)
 }
 
 pub async fn run(cmd: DebuginfoCmd, s: &Settings, db: &str) -> anyhow::Result<ExitCode> {
@@ -409,45 +356,45 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
         config.executable = spec.executables.get(d).cloned();
         (entry.probe)(&config)?;
     }
+    anyhow::ensure!(
+        !a.runner.claim,
+        "--claim: a debuginfo program stores several records; split a debuginfo campaign by --partition k/N"
+    );
+    let options = a.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
-    let programs = programs(&a, &spec).await?;
+    let programs = doppel_debuginfo::inputs::programs(
+        a.csmith,
+        spec.config.seed,
+        &spec.cache_dir.join("csmith"),
+        &a.paths,
+        &|w| eprintln!("warning: {w}"),
+    )
+    .await?;
     eprintln!(
-        "doppel debuginfo: {} programs, compilers {}, levels {}, debuggers {}, {} job(s), store {db}",
+        "doppel debuginfo: {} programs, compilers {}, levels {}, debuggers {}, {} job(s){}, store {db}",
         programs.len(),
         spec.config.compilers.join(","),
         spec.config.levels.join(","),
         spec.config.debuggers.join(","),
-        spec.jobs
+        spec.jobs,
+        a.runner.describe()
     );
     let bar = super::progress_bar(a.quiet, "programs");
     let on_progress = |p: Progress| match p {
-        Progress::Started {
-            total,
-            skipped,
-            missing,
-        } => {
-            bar.set_length(total as u64);
+        Progress::Missing(missing) => {
             for m in missing {
                 bar.suspend(|| eprintln!("warning: {m}; going on without it"));
-            }
-            if skipped > 0 {
-                bar.suspend(|| eprintln!("resuming: {skipped} programs already stored are skipped"));
             }
         }
         Progress::ProgramDone {
             name,
             outcome,
             findings,
-        } => {
-            bar.inc(1);
-            bar.set_message(format!("{name}: {outcome}, {findings} findings"));
-        }
+        } => bar.set_message(format!("{name}: {outcome}, {findings} findings")),
         Progress::Finding { name, class } => bar.suspend(|| eprintln!("finding in {name}: {class}")),
-        Progress::StoreError { name, error } => {
-            bar.suspend(|| eprintln!("warning: a record of {name} was not stored: {error}"))
-        }
     };
-    let stats = campaign::run_campaign(&spec, programs, &store, &on_progress).await?;
+    let on_runner = super::campaign::on_progress(&bar, "programs");
+    let (stats, run) = campaign::run_campaign(&spec, programs, &store, &options, &on_progress, &on_runner).await?;
     bar.finish_and_clear();
     let filter = RunFilter {
         technique: Some(campaign::TECHNIQUE.into()),
@@ -474,9 +421,5 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
-    Ok(if stats.store_errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::campaign::finish(&run, "programs"))
 }
