@@ -266,6 +266,10 @@ fn production(v: &Value) -> Result<Production, String> {
         .iter()
         .map(|p| string(Some(p), "param"))
         .collect::<Result<Vec<_>, _>>()?;
+    if params.len() > 16 {
+        // Instances keep parameter values as bits of a u32 (shortest.rs).
+        return Err(format!("{name}: more than 16 parameters"));
+    }
     let kind = match v.get("kind").and_then(Value::as_object) {
         Some(o) if o.contains_key("Syntactic") => ProductionKind::Syntactic,
         Some(o) if o.contains_key("Lexical") => ProductionKind::Lexical,

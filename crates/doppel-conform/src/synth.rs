@@ -66,7 +66,7 @@ pub struct Synthesis {
 /// parent's alternative index and the symbol position; total length.
 #[derive(Debug, Clone, Copy)]
 struct Context {
-    parent: Option<(Instance, usize, usize)>,
+    parent: Option<Edge>,
     len: usize,
 }
 
@@ -155,7 +155,8 @@ fn contexts(s: &Shortest<'_>, root: Instance) -> BTreeMap<Instance, Context> {
                 let Some(tokens) = s.evaluate(x, alt, Some((pos, hole))) else {
                     continue;
                 };
-                let len = base + joined_len(&tokens) - joined_len(hole);
+                let len = base + joined_len(&tokens) - joined_len(hole)
+                    + cover_penalty(&g.productions[x.production].name, alt);
                 if ctx.get(&y).is_none_or(|c: &Context| len < c.len) {
                     ctx.insert(
                         y,
@@ -172,13 +173,30 @@ fn contexts(s: &Shortest<'_>, root: Instance) -> BTreeMap<Instance, Context> {
     ctx
 }
 
+/// Extra context length for going through an arrow function's cover
+/// alternative (ESMeta ids `parencover` in ArrowParameters, `callcover` in
+/// AsyncArrowFunction): there the cover must refine to parameters
+/// (ECMA-262 15.3, 15.9), which shortest strings do not honour, so these
+/// contexts are used only when nothing else reaches an instance.
+const COVER_PENALTY: usize = 1000;
+
+fn cover_penalty(production: &str, alt: &crate::grammar::Alternative) -> usize {
+    match (production, alt.id.as_deref()) {
+        ("ArrowParameters", Some("parencover")) | ("AsyncArrowFunction", Some("callcover")) => COVER_PENALTY,
+        _ => 0,
+    }
+}
+
 /// Every syntactic edge (parent instance, its alternative, the position)
 /// into each instance that has a context, best context first.
-type Parents = BTreeMap<Instance, Vec<(Instance, usize, usize)>>;
+type Parents = BTreeMap<Instance, Vec<Edge>>;
+
+/// A parent instance, its alternative index and the symbol position.
+type Edge = (Instance, usize, usize);
 
 fn parents(s: &Shortest<'_>, ctx: &BTreeMap<Instance, Context>) -> Parents {
     let g = s.grammar();
-    let mut out: BTreeMap<Instance, Vec<(usize, (Instance, usize, usize))>> = BTreeMap::new();
+    let mut out: BTreeMap<Instance, Vec<(usize, Edge)>> = BTreeMap::new();
     for (&x, c) in ctx {
         for (a, alt) in g.productions[x.production].alternatives.iter().enumerate() {
             if !s.is_enabled(x, alt) {
@@ -194,9 +212,12 @@ fn parents(s: &Shortest<'_>, ctx: &BTreeMap<Instance, Context>) -> Parents {
                     _ => continue,
                 };
                 let Some(y) = s.resolve(x, r) else { continue };
-                if ctx.contains_key(&y) {
-                    out.entry(y).or_default().push((c.len, (x, a, pos)));
+                if !ctx.contains_key(&y) {
+                    continue;
                 }
+                // Parents by their own context length; arrow covers last.
+                let len = c.len + cover_penalty(&g.productions[x.production].name, alt);
+                out.entry(y).or_default().push((len, (x, a, pos)));
             }
         }
     }
