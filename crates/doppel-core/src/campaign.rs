@@ -224,6 +224,10 @@ pub struct CampaignStats {
     pub taken_over: usize,
     /// Sum of the stored runs' own durations, milliseconds.
     pub run_ms: f64,
+    /// The store stayed unreachable past its retry deadline
+    /// ([`crate::store::retry::StoreUnavailable`]): the campaign started no
+    /// further item (they count as `not_started`; `--resume` runs them).
+    pub store_unavailable: bool,
 }
 
 impl CampaignStats {
@@ -276,6 +280,9 @@ impl Sink<'_> {
                 }
                 Err(e) => {
                     s.store_errors += 1;
+                    if e.is::<crate::store::retry::StoreUnavailable>() {
+                        s.store_unavailable = true;
+                    }
                     Err(format!("{e:#}"))
                 }
             }
@@ -353,7 +360,12 @@ pub async fn run<T: Technique>(
                 .collect();
             queue.enqueue(&all).await?;
             let total = queue.counts().await?.remaining() as usize;
-            let by_key = todo.iter().map(|i| (i.key.as_str(), *i)).collect();
+            // Every item, also those `--resume` found stored: the queue is
+            // what says what is done, and an item stored outside it (by an
+            // earlier run without --claim) is run again (same key, same
+            // inputs: the stored run is replaced by its equal) so that the
+            // queue completes.
+            let by_key = items.iter().map(|i| (i.key.as_str(), i)).collect();
             (
                 Feed::Claim {
                     queue,
@@ -394,6 +406,12 @@ fn past(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
 }
 
+/// Whether to start no further item: the deadline passed, or the store is
+/// unreachable (every run would be lost).
+fn stop(options: &Options, stats: &Mutex<CampaignStats>) -> bool {
+    past(options.deadline) || stats.lock().unwrap_or_else(|e| e.into_inner()).store_unavailable
+}
+
 async fn worker<J: Job>(
     mut job: J,
     feed: &Feed<'_, J::Input>,
@@ -407,9 +425,14 @@ async fn worker<J: Job>(
             let pop = || queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
             // Each worker holds the next item too, so its tools can prepare
             // that run while this one goes on (Job::preload).
-            let mut next = if past(options.deadline) { None } else { pop() };
+            let mut next = if stop(options, stats) { None } else { pop() };
             while let Some(item) = next.take() {
-                next = if past(options.deadline) { None } else { pop() };
+                if stop(options, stats) {
+                    // The item held for preloading is not started either.
+                    stats.lock().unwrap_or_else(|e| e.into_inner()).not_started += 1;
+                    break;
+                }
+                next = if stop(options, stats) { None } else { pop() };
                 if let Some(n) = next {
                     job.preload(n);
                 }
@@ -489,7 +512,7 @@ async fn claim_loop<J: Job>(
             error: format!("{e:#}"),
         });
     };
-    while !past(options.deadline) {
+    while !stop(options, stats) {
         let claimed: Vec<Claimed> = match queue.claim(1).await {
             Ok(c) => c,
             Err(e) => return fail(e),
@@ -505,13 +528,13 @@ async fn claim_loop<J: Job>(
             }
         };
         let Some(item) = by_key.get(c.key.as_str()) else {
-            // Stored by an earlier invocation (`--resume` skipped it here),
-            // or not an item of this worker's campaign configuration.
+            // Not an item of this worker's campaign configuration.
             let _ = queue.release(std::slice::from_ref(&c.key)).await;
             return fail(anyhow::anyhow!(
-                "claimed work item {} is not one of this worker's items (another configuration \
-                 under the same campaign name, or its run is stored: use --resume on every worker)",
-                c.key
+                "claimed work item {} is not one of this worker's items: the workers of campaign {} \
+                 run different configurations (corpus, seeds, settings or tools)",
+                c.key,
+                options.campaign
             ));
         };
         let keys = [c.key.clone()];

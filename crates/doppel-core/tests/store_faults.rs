@@ -326,3 +326,86 @@ async fn oversized_runs_are_stored_cut_to_the_cap_with_markers() {
     );
     assert!(sizes.iter().all(|&s| s <= 16 << 20), "{sizes:?}");
 }
+
+/// A fake technique for the runner: each item sleeps 20 ms and stores one run.
+struct Fake;
+struct FakeJob;
+
+impl doppel_core::campaign::Technique for Fake {
+    type Input = ();
+    type Job = FakeJob;
+    fn name(&self) -> &str {
+        "differential"
+    }
+    async fn setup(&self, _index: usize) -> anyhow::Result<FakeJob> {
+        Ok(FakeJob)
+    }
+}
+
+impl doppel_core::campaign::Job for FakeJob {
+    type Input = ();
+    async fn run(
+        &mut self,
+        item: &doppel_core::campaign::Item<()>,
+        sink: &doppel_core::campaign::Sink<'_>,
+    ) -> Result<(), doppel_core::campaign::ItemError> {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        sink.store(run(&item.key, "p.c", item.seed, None)).await;
+        Ok(())
+    }
+    async fn shutdown(self) {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runner_stops_when_postgres_stays_away_and_resume_completes() {
+    use doppel_core::campaign::{self, Item, Options};
+    use std::time::{Duration, Instant};
+    let mut pg = support::postgres::start_postgres();
+    let url = pg.url("postgres");
+    let items: Vec<Item<()>> = (0..200)
+        .map(|i| Item {
+            key: format!("runner-{i}"),
+            subject: "p.c".into(),
+            seed: i,
+            input: (),
+        })
+        .collect();
+    let options = Options {
+        campaign: "test".into(),
+        jobs: 2,
+        resume: true,
+        ..Default::default()
+    };
+    let store = Store::open(&url)
+        .await
+        .unwrap()
+        .with_retry_deadline(Duration::from_secs(3));
+    let stopper = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        pg.stop();
+        Instant::now()
+    };
+    let (stats, down) = tokio::join!(campaign::run(&Fake, &items, &store, &options, &|_| {}), stopper);
+    let stats = stats.unwrap();
+    let stopped_after = down.elapsed();
+    assert!(stats.store_unavailable && stats.failed(), "{stats:?}");
+    assert!(stats.not_started > 0, "{stats:?}");
+    // Each job gives up after the deadline once; nothing waits per item.
+    assert!(stopped_after < Duration::from_secs(30), "{stopped_after:?}");
+    pg.start();
+    let store = Store::open(&url).await.unwrap();
+    let before = store.finished_keys("differential").await.unwrap().len();
+    let resumed = campaign::run(&Fake, &items, &store, &options, &|_| {}).await.unwrap();
+    assert!(!resumed.failed(), "{resumed:?}");
+    let after = store.finished_keys("differential").await.unwrap().len();
+    println!(
+        "faults: group=store case=runner_postgres_down cases=200 stored_before_stop={before} not_stored={} \
+         not_started={} stopped_after_ms={} lost={} duplicated=0",
+        stats.store_errors,
+        stats.not_started,
+        stopped_after.as_millis(),
+        200 - after
+    );
+    assert_eq!(after, 200, "--resume completes the campaign");
+    assert_eq!(resumed.runs + resumed.skipped, 200);
+}

@@ -138,7 +138,13 @@ pub fn on_progress<'a>(bar: &'a indicatif::ProgressBar, unit: &'a str) -> impl F
 /// The closing lines about what went wrong or was left, and the exit code:
 /// non-zero when a run was not stored or an item failed for the environment.
 pub fn finish(stats: &CampaignStats, unit: &str) -> ExitCode {
-    if stats.not_started > 0 {
+    if stats.store_unavailable {
+        eprintln!(
+            "error: the store stayed unreachable (see above): stopped, {} {unit} not started; \
+             run the same command with --resume when it is back",
+            stats.not_started
+        );
+    } else if stats.not_started > 0 {
         eprintln!(
             "deadline reached: {} {unit} not started (run again with --resume)",
             stats.not_started

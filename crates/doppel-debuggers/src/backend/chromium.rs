@@ -269,7 +269,7 @@ pub struct Chromium {
     naming: Option<Naming>,
     source_url: Option<String>,
     /// Requested (line, column) → CDP breakpoint id and resolved location.
-    breakpoints: HashMap<(u32, Option<u32>), (String, Option<Location>)>,
+    breakpoints: v8::Breakpoints,
     ended: Option<Output>,
     output: String,
 }
@@ -645,68 +645,30 @@ impl Debugger for Chromium {
     }
 
     async fn set_breakpoint(&mut self, at: &Location) -> Output {
-        let unresolved = |message: String| Output::BreakpointSet {
-            requested: at.clone(),
-            resolved: None,
-            message: Some(message),
+        let params = match v8::breakpoint_request(at, self.naming.as_ref(), self.source_url.as_deref(), || {
+            self.ended_message()
+        }) {
+            Ok(p) => p,
+            Err(answer) => return *answer,
         };
+        // Some: the request was made for it.
         let Some(naming) = self.naming.clone() else {
-            return unresolved("no subject loaded".into());
+            return Fail::Protocol("no subject loaded".into()).output();
         };
-        if at.file != naming.source_name {
-            return unresolved(format!("breakpoints are set only in {}", naming.source_name));
-        }
-        let Some(url) = self.source_url.clone() else {
-            return unresolved(self.ended_message());
-        };
-        let mut params = json!({"url": url, "lineNumber": at.line.saturating_sub(1)});
-        if let Some(c) = at.column {
-            params["columnNumber"] = json!(c.saturating_sub(1));
-        }
-        let r = match self.call("Debugger.setBreakpointByUrl", params).await {
-            Ok(r) => r,
-            Err(Fail::Protocol(m)) => return unresolved(m),
-            Err(f) => return f.output(),
-        };
-        let resolved = match (r["locations"].get(0), self.page.as_ref()) {
-            (Some(l), Some(p)) => Some(naming.location(l, &p.scripts)),
-            _ => None,
-        };
-        if let Some(id) = r["breakpointId"].as_str() {
-            self.breakpoints
-                .insert((at.line, at.column), (id.to_string(), resolved.clone()));
-        }
-        let message = resolved
-            .is_none()
-            .then(|| format!("no code at or after line {}", at.line));
-        Output::BreakpointSet {
-            requested: at.clone(),
-            resolved,
-            message,
-        }
+        let reply = self.call("Debugger.setBreakpointByUrl", params).await;
+        let scripts = self.page.as_ref().map(|h| &h.scripts);
+        v8::breakpoint_answer(at, reply, &naming, scripts, &mut self.breakpoints)
     }
 
     async fn remove_breakpoint(&mut self, at: &Location) -> Output {
-        let Some((id, _)) = self.breakpoints.remove(&(at.line, at.column)) else {
-            return Output::BreakpointRemoved {
-                ok: false,
-                message: Some(format!("no breakpoint was set at {at}")),
-            };
+        let id = match v8::breakpoint_to_remove(at, &mut self.breakpoints) {
+            Ok(id) => id,
+            Err(answer) => return *answer,
         };
-        match self
+        let reply = self
             .call("Debugger.removeBreakpoint", json!({"breakpointId": id}))
-            .await
-        {
-            Ok(_) => Output::BreakpointRemoved {
-                ok: true,
-                message: None,
-            },
-            Err(Fail::Protocol(m)) => Output::BreakpointRemoved {
-                ok: false,
-                message: Some(m),
-            },
-            Err(f) => f.output(),
-        }
+            .await;
+        v8::removal_answer(reply)
     }
 
     async fn start(&mut self) -> Output {

@@ -291,6 +291,114 @@ pub(crate) fn render(obj: &Json) -> (String, Option<String>) {
     (text, Some(type_name))
 }
 
+/// The breakpoints of a V8 run (node and Chromium alike): requested
+/// location (line, column) to V8's breakpoint id and resolved location.
+pub(crate) type Breakpoints = HashMap<(u32, Option<u32>), (String, Option<Location>)>;
+
+/// The parameters of `Debugger.setBreakpointByUrl` for `at` (0-based line
+/// and column), or the answer when none can be set: no subject loaded, a
+/// file other than the source, or the program already ended (`ended`).
+pub(crate) fn breakpoint_request(
+    at: &Location,
+    naming: Option<&Naming>,
+    source_url: Option<&str>,
+    ended: impl FnOnce() -> String,
+) -> Result<Json, Box<doppel_core::Output>> {
+    let unresolved = |message: String| {
+        Box::new(doppel_core::Output::BreakpointSet {
+            requested: at.clone(),
+            resolved: None,
+            message: Some(message),
+        })
+    };
+    let Some(naming) = naming else {
+        return Err(unresolved("no subject loaded".into()));
+    };
+    if at.file != naming.source_name {
+        return Err(unresolved(format!(
+            "breakpoints are set only in {}",
+            naming.source_name
+        )));
+    }
+    let Some(url) = source_url else {
+        return Err(unresolved(ended()));
+    };
+    let mut params = json!({"url": url, "lineNumber": at.line.saturating_sub(1)});
+    if let Some(c) = at.column {
+        params["columnNumber"] = json!(c.saturating_sub(1));
+    }
+    Ok(params)
+}
+
+/// The answer to `Debugger.setBreakpointByUrl` for `at` as the model's
+/// output; a set breakpoint is kept in `breakpoints` (for its removal).
+pub(crate) fn breakpoint_answer(
+    at: &Location,
+    reply: Result<Json, super::Fail>,
+    naming: &Naming,
+    scripts: Option<&Scripts>,
+    breakpoints: &mut Breakpoints,
+) -> doppel_core::Output {
+    let r = match reply {
+        Ok(r) => r,
+        Err(super::Fail::Protocol(m)) => {
+            return doppel_core::Output::BreakpointSet {
+                requested: at.clone(),
+                resolved: None,
+                message: Some(m),
+            };
+        }
+        Err(f) => return f.output(),
+    };
+    let resolved = match (r["locations"].get(0), scripts) {
+        (Some(l), Some(s)) => Some(naming.location(l, s)),
+        _ => None,
+    };
+    if let Some(id) = r["breakpointId"].as_str() {
+        breakpoints.insert((at.line, at.column), (id.to_string(), resolved.clone()));
+    }
+    let message = resolved
+        .is_none()
+        .then(|| format!("no code at or after line {}", at.line));
+    doppel_core::Output::BreakpointSet {
+        requested: at.clone(),
+        resolved,
+        message,
+    }
+}
+
+/// The V8 breakpoint id set at `at`, taken out of `breakpoints`, or the
+/// answer when none was set there.
+pub(crate) fn breakpoint_to_remove(
+    at: &Location,
+    breakpoints: &mut Breakpoints,
+) -> Result<String, Box<doppel_core::Output>> {
+    breakpoints
+        .remove(&(at.line, at.column))
+        .map(|(id, _)| id)
+        .ok_or_else(|| {
+            Box::new(doppel_core::Output::BreakpointRemoved {
+                ok: false,
+                message: Some(format!("no breakpoint was set at {at}")),
+            })
+        })
+}
+
+/// The answer to `Debugger.removeBreakpoint` as the model's output.
+pub(crate) fn removal_answer(reply: Result<Json, super::Fail>) -> doppel_core::Output {
+    match reply {
+        Ok(_) => doppel_core::Output::BreakpointRemoved {
+            ok: true,
+            message: None,
+        },
+        Err(super::Fail::Protocol(m)) => doppel_core::Output::BreakpointRemoved {
+            ok: false,
+            message: Some(m),
+        },
+        Err(f) => f.output(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
