@@ -83,6 +83,41 @@ pub struct ProgramInput<'a> {
     pub source: &'a str,
     /// The initial run's coverage, when taken.
     pub coverage: Option<&'a Coverage>,
+    /// How the C transformations index the program for scope questions
+    /// (same results either way; [`ScopeIndexing::PerProgram`] unless
+    /// measuring the original).
+    pub scope_indexing: ScopeIndexing,
+}
+
+impl<'a> ProgramInput<'a> {
+    /// The input with the default [`ScopeIndexing`].
+    pub fn new(source: &'a str, coverage: Option<&'a Coverage>) -> Self {
+        Self {
+            source,
+            coverage,
+            scope_indexing: ScopeIndexing::default(),
+        }
+    }
+}
+
+/// How the C transformations answer "which variables are visible here and
+/// used by the program" (`c::transform::scope`) for every candidate
+/// statement. Both give the same variables, so the same seed gives the same
+/// transformed program; they differ in cost only (issue 17 part 6).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeIndexing {
+    /// Identifier uses, macro names, typedefs, record definitions and each
+    /// function's file-scope declarations are indexed once per program:
+    /// preparation grows linearly with the program.
+    #[default]
+    PerProgram,
+    /// The original algorithm: the whole tree walked again for every
+    /// statement (macro names, record definitions, file-scope declarations)
+    /// and for every visible variable (its uses), which grows with the
+    /// square of the program or worse; kept as the benchmark's baseline
+    /// (`doppel bench transform`) and the equivalence tests' reference.
+    PerStatement,
 }
 
 /// A variable the follow-up run must show that the initial run did not

@@ -48,10 +48,7 @@ fn smoke(dir: &Path, seeds: u64) -> (usize, usize) {
         for t in transform::all() {
             for seed in 0..seeds {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-                let input = ProgramInput {
-                    source: &src,
-                    coverage: None,
-                };
+                let input = ProgramInput::new(&src, None);
                 match t.apply(input, &mut rng) {
                     Ok(out) => {
                         applied += 1;
@@ -121,15 +118,7 @@ async fn dead_code_found_by_gcov_is_removed_and_the_result_compiles() {
     let mut nodes = std::collections::BTreeSet::new();
     for seed in 0..20 {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let out = remove
-            .apply(
-                ProgramInput {
-                    source: src,
-                    coverage: Some(&cov),
-                },
-                &mut rng,
-            )
-            .unwrap();
+        let out = remove.apply(ProgramInput::new(src, Some(&cov)), &mut rng).unwrap();
         assert!(syntax_errors(&out.text, dir.path()).is_none(), "{}", out.text);
         assert!(out.text.contains("printf(\"%d\\n\", n);"), "executed code stays");
         nodes.insert(out.node);
@@ -183,10 +172,7 @@ async fn outputs_on_the_bundled_corpus_behave_like_the_originals() {
         for t in transform::all() {
             for seed in 0..2 {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-                let input = ProgramInput {
-                    source: &src,
-                    coverage: cov.as_ref(),
-                };
+                let input = ProgramInput::new(&src, cov.as_ref());
                 let Ok(out) = t.apply(input, &mut rng) else { continue };
                 let after = compile_and_run(&out.text, &dir);
                 assert_eq!(

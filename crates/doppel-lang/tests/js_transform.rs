@@ -20,7 +20,7 @@ fn run_with(
     seed: u64,
 ) -> Result<Transformed, Skip> {
     let mut rng = StdRng::seed_from_u64(seed);
-    let out = t.apply(ProgramInput { source, coverage }, &mut rng);
+    let out = t.apply(ProgramInput::new(source, coverage), &mut rng);
     if let Ok(done) = &out {
         assert_eq!(syntax_errors(&done.text), Vec::<String>::new(), "{}", done.text);
         assert_eq!(done.kind, t.kind());

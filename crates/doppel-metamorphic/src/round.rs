@@ -12,7 +12,7 @@ use crate::transformation::Transformation;
 use doppel_core::Language;
 use doppel_debuggers::Debugger;
 use doppel_lang::edit::LocationMap;
-use doppel_lang::transform::{ProgramInput, ProgramTransformationKind};
+use doppel_lang::transform::{ProgramInput, ProgramTransformationKind, Skip};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -181,18 +181,31 @@ async fn prepare(
             Ok((plan, program.clone(), relation(cfg, program), what))
         }
         Transformation::Program(kind) => {
-            let transformation = program::transformation(program.subject.language, kind)
-                .ok_or_else(|| format!("no {kind:?} for this language"))?;
+            let language = program.subject.language;
+            if program::transformation(language, kind).is_none() {
+                return Err(format!("no {kind:?} for this language"));
+            }
             let coverage = if kind == ProgramTransformationKind::RemoveDeadCode {
                 Some(builder.coverage(program).await.map_err(|e| format!("coverage: {e}"))?)
             } else {
                 None
             };
-            let input = ProgramInput {
-                source: &program.text,
-                coverage: coverage.as_ref(),
-            };
-            let transformed = transformation.apply(input, rng).map_err(|s| s.reason)?;
+            // Parsing, scope analysis and re-parsing are CPU-bound (seconds
+            // on a large Csmith program before issue 17): off the runtime's
+            // worker threads, with the generator handed over and back.
+            let text = program.text.clone();
+            let mut moved = rng.clone();
+            let (result, moved) = tokio::task::spawn_blocking(move || {
+                let result = match program::transformation(language, kind) {
+                    Some(t) => t.apply(ProgramInput::new(&text, coverage.as_ref()), &mut moved),
+                    None => Err(Skip::new(kind, "no transformation of this kind for this language")),
+                };
+                (result, moved)
+            })
+            .await
+            .map_err(|e| format!("the transformation panicked: {e}"))?;
+            *rng = moved;
+            let transformed = result.map_err(|s| s.reason)?;
             let follow = builder.build(&program.subject, &transformed.text).await?;
             // Section 3.2.1: sliding is applied before every program
             // transformation, so that no breakpoint slides into new code.

@@ -109,6 +109,25 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// C program transformations (metamorphic testing): preparation time
+    /// against program size, per-program scope index vs the original
+    /// per-statement walk, on generated Csmith-shaped programs and real
+    /// Csmith programs.
+    Transform {
+        /// Lines of the generated programs.
+        #[arg(long, value_delimiter = ',', default_value = "100,250,500,1000,2000,5000")]
+        sizes: Vec<usize>,
+        /// Csmith seeds of the real programs.
+        #[arg(long, value_delimiter = ',', default_value = "1,4,6")]
+        csmith: Vec<u64>,
+        /// Generator seeds per transformation kind.
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Skip the original walk (0: always) on larger programs once one took
+        /// longer than this, seconds.
+        #[arg(long, default_value_t = 120)]
+        old_budget_s: u64,
+    },
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -185,6 +204,21 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
             (Some(name), Some(c)) => super::bench_scale::worker(store, c, name, *items, *work_ms).await,
             _ => super::bench_scale::run(store, *items, *work_ms, *workers).await,
         };
+    }
+    if let BenchWhat::Transform {
+        sizes,
+        csmith,
+        seeds,
+        old_budget_s,
+    } = &a.what
+    {
+        return super::bench_transform::run(super::bench_transform::Options {
+            sizes: sizes.clone(),
+            csmith: csmith.clone(),
+            seeds: *seeds,
+            old_budget: std::time::Duration::from_secs(*old_budget_s),
+        })
+        .await;
     }
     if let BenchWhat::Runner { items, work_us } = a.what {
         return super::bench_runner::run(items, work_us).await;

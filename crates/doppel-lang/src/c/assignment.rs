@@ -59,6 +59,7 @@
 
 use super::transform::scope;
 use crate::edit::{LineIndex, Pos};
+use crate::transform::ScopeIndexing;
 use std::collections::{BTreeSet, HashMap};
 use tree_sitter::{Node, Parser};
 
@@ -386,7 +387,7 @@ impl Analyzer<'_> {
             let declarators: Vec<Node> = d.children_by_field_name("declarator", &mut cursor).collect();
             for decl in declarators {
                 let initialized = decl.kind() == "init_declarator";
-                let class = scope::class_of(self.src, root, d, decl);
+                let class = scope::ScopeIndex::new(self.src, root, ScopeIndexing::PerStatement).class_of(d, decl);
                 if class == scope::TypeClass::Function {
                     continue;
                 }

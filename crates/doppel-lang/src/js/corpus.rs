@@ -12,10 +12,14 @@
 //!   then test262's `harness/assert.js` and `harness/sta.js`, then the
 //!   frontmatter's `includes`, from the `harness/` directory of the test262
 //!   checkout the test is in (none of the harness with the `raw` flag).
-//!   Tests that cannot run unmodified as a sloppy classic script in node
-//!   (`onlyStrict`, `module`, `async`, `CanBlockIsFalse`, parse-phase
-//!   `negative`, and tests using the host object `$262`) are refused with
-//!   [`JsSubjectError::Unsupported`];
+//!   Tests flagged `onlyStrict` get the directive `"use strict"; ` in front
+//!   of their first line ([`STRICT_PREFIX`]; that line is a comment in
+//!   every test262 file, so every line and every column of code is kept).
+//!   Tests that cannot run as a classic script in node (`module`, `async`,
+//!   `CanBlockIsFalse`, parse-phase `negative`, tests using the host object
+//!   `$262`, and an `onlyStrict` test whose first line holds code) are
+//!   refused with [`JsSubjectError::Unsupported`];
+//!   The source file is copied unmodified except for that prefix.
 //! - a SunSpider program (under a directory named `sunspider`; it declares
 //!   `function run()` and does not call it): prelude = the determinism
 //!   prelude, epilogue = a generated script calling `run();`.
@@ -165,18 +169,12 @@ impl Test262Meta {
         self.flags.iter().any(|f| f == flag)
     }
 
-    /// Why the test cannot run as an unmodified sloppy classic script, if
-    /// it cannot. test262 runs a test without flags in both modes; doppel
-    /// runs it once, sloppy (the harness conventions are in
+    /// Why the test cannot run as a classic script, if it cannot. test262
+    /// runs a test without flags in both modes; doppel runs it once,
+    /// sloppy, and an `onlyStrict` test once, strict (see
+    /// [`strict_prefixed`]; the harness conventions are in
     /// shared/notes/js-conformance-prior-art.md, section 4).
     pub fn unsupported(&self) -> Option<String> {
-        if self.has_flag("onlyStrict") {
-            return Some(
-                "flag onlyStrict: the test needs strict mode, and making it strict would mean \
-                 editing the test file (a \"use strict\" directive), which the traces' lines come from"
-                    .into(),
-            );
-        }
         if self.has_flag("module") {
             return Some("flag module: the test is an ES module; subjects run as classic scripts".into());
         }
@@ -201,6 +199,34 @@ impl Test262Meta {
             ));
         }
         None
+    }
+}
+
+/// What an `onlyStrict` test262 test gets in front of its first line: a
+/// directive prologue of its own (ECMA-262 section 11.2.1), so the whole
+/// script is strict mode code, as test262's runners make it.
+pub const STRICT_PREFIX: &str = "\"use strict\"; ";
+
+/// `source` made strict mode code by [`STRICT_PREFIX`] in front of line 1,
+/// when line 1 holds no code (blank, a `//` comment, or a `/*` comment that
+/// does not end before code on that line): then every line keeps its
+/// number and every token its column. Errors: the reason, when line 1
+/// holds code (its columns would move).
+pub fn strict_prefixed(source: &str) -> Result<String, String> {
+    let first = source.split(['\n', '\r']).next().unwrap_or("").trim_start();
+    let no_code = first.is_empty()
+        || first.starts_with("//")
+        || first
+            .strip_prefix("/*")
+            .is_some_and(|rest| rest.split_once("*/").is_none_or(|(_, after)| after.trim().is_empty()));
+    if no_code {
+        Ok(format!("{STRICT_PREFIX}{source}"))
+    } else {
+        Err(
+            "flag onlyStrict, and line 1 holds code: a \"use strict\" directive in front of it \
+             would move its columns"
+                .into(),
+        )
     }
 }
 
@@ -307,13 +333,16 @@ impl JsCache {
             move |source| JsSubjectError::Io { path, source }
         };
         let bytes = std::fs::read(source).map_err(io(source))?;
-        let text = String::from_utf8(bytes).map_err(|_| JsSubjectError::NotUtf8 {
+        let mut text = String::from_utf8(bytes).map_err(|_| JsSubjectError::NotUtf8 {
             path: source.to_path_buf(),
         })?;
         let kind = JsKind::classify(source, &text);
         if let JsKind::Test262(meta) = &kind {
             if let Some(reason) = meta.unsupported() {
                 return Err(JsSubjectError::Unsupported { reason });
+            }
+            if meta.has_flag("onlyStrict") {
+                text = strict_prefixed(&text).map_err(|reason| JsSubjectError::Unsupported { reason })?;
             }
             if text.contains("$262") {
                 return Err(JsSubjectError::Unsupported {
@@ -565,11 +594,13 @@ mod tests {
                 .unwrap()
                 .contains("SyntaxError in the parse phase")
         );
-        for (flag, why) in [
-            ("onlyStrict", "strict mode"),
-            ("module", "ES module"),
-            ("async", "$DONE"),
-        ] {
+        assert_eq!(
+            Test262Meta::parse("/*---\nflags: [onlyStrict]\n---*/")
+                .unwrap()
+                .unsupported(),
+            None
+        );
+        for (flag, why) in [("module", "ES module"), ("async", "$DONE")] {
             let m = Test262Meta::parse(&format!("/*---\nflags: [{flag}]\n---*/")).unwrap();
             assert!(m.unsupported().unwrap().contains(why), "{flag}");
         }
@@ -666,18 +697,44 @@ mod tests {
         assert_ne!(code, Some(0));
         assert!(err.contains("Test262Error"), "{err}");
 
-        // Tests needing the host's $262, or strict mode only, are refused.
+        // Tests needing the host's $262 are refused.
         let host = root.join("test/language/g.js");
         std::fs::write(&host, "/*---\ndescription: x\n---*/\n$262.evalScript('let x;');\n").unwrap();
         match cache.prepare(&host, "g.js") {
             Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("$262"), "{e}"),
             other => panic!("{other:?}"),
         }
+        // A strict-only test runs strict, its lines where they were.
         let strict = root.join("test/language/s.js");
-        std::fs::write(&strict, "/*---\nflags: [onlyStrict]\n---*/\nvar x;\n").unwrap();
-        match cache.prepare(&strict, "s.js") {
-            Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("onlyStrict"), "{e}"),
+        let test = "// Copyright\n/*---\nflags: [onlyStrict]\n---*/\nvar f = function () { return this; };\nif (f() !== undefined) { throw new Error('sloppy'); }\n";
+        std::fs::write(&strict, test).unwrap();
+        let s = cache.prepare(&strict, "s.js").unwrap();
+        let copy = std::fs::read_to_string(&s.source).unwrap();
+        assert_eq!(copy, format!("\"use strict\"; {test}"));
+        assert_eq!(s.line_count, count_lines(test));
+        let (code, _, err) = run(&s);
+        assert_eq!(code, Some(0), "strict: `this` is undefined in a plain call: {err}");
+        // The same test without the flag runs sloppy (and throws).
+        let sloppy = root.join("test/language/t.js");
+        std::fs::write(&sloppy, test.replace("flags: [onlyStrict]", "flags: []")).unwrap();
+        let (code, _, _) = run(&cache.prepare(&sloppy, "t.js").unwrap());
+        assert_ne!(code, Some(0));
+        // Code on line 1 would move: refused with the reason.
+        let first = root.join("test/language/u.js");
+        std::fs::write(&first, "var x; /*---\nflags: [onlyStrict]\n---*/\n").unwrap();
+        match cache.prepare(&first, "u.js") {
+            Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("line 1 holds code"), "{e}"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn strict_prefix_only_in_front_of_a_line_without_code() {
+        for ok in ["// c\nx;", "/*---\n---*/\nx;", "\nx;", "/* a */ \nx;", "  // c"] {
+            assert_eq!(strict_prefixed(ok).unwrap(), format!("{STRICT_PREFIX}{ok}"), "{ok:?}");
+        }
+        for bad in ["x; // c", "/* a */ x;\n", "'use strict';"] {
+            assert!(strict_prefixed(bad).is_err(), "{bad:?}");
         }
     }
 
@@ -748,12 +805,12 @@ mod tests {
             other => panic!("{other:?}"),
         }
 
-        // A strict-only test is refused with its reason.
+        // A strict-only test runs strict (it passes only in strict mode).
         let strict = root.join("test/language/types/reference/8.7.2-3-s.js");
-        match cache.prepare(&strict, "strict") {
-            Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("onlyStrict"), "{e}"),
-            other => panic!("{other:?}"),
-        }
+        let s = cache.prepare(&strict, "strict").unwrap();
+        assert!(std::fs::read_to_string(&s.source).unwrap().starts_with(STRICT_PREFIX));
+        let (code, _, err) = run(&s);
+        assert_eq!(code, Some(0), "{err}");
     }
 
     #[test]

@@ -336,10 +336,7 @@ mod tests {
         let mut nodes = std::collections::BTreeSet::new();
         for seed in 0..20 {
             let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
-            let input = crate::transform::ProgramInput {
-                source: PROG,
-                coverage: Some(&cov),
-            };
+            let input = crate::transform::ProgramInput::new(PROG, Some(&cov));
             if let Ok(done) = crate::transform::ProgramTransformation::apply(&t, input, &mut rng) {
                 nodes.insert(done.node);
             }

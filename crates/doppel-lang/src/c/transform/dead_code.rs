@@ -104,10 +104,12 @@ pub(crate) fn insert_statement(
         return Err(Skip::new(kind, "no statement in a function body begins a line"));
     }
     let assignment = reads.then(|| DefiniteAssignment::analyze(src));
+    let index = scope::ScopeIndex::new(src, tree.root_node(), input.scope_indexing);
+    let lines = crate::edit::LineIndex::new(src);
     for p in points {
-        let mut vars: Vec<Variable> = scope::used_visible_at(src, p.stmt).into_iter().filter(usable).collect();
+        let mut vars: Vec<Variable> = index.used_visible_at(p.stmt).into_iter().filter(usable).collect();
         if let Some(da) = &assignment {
-            let at = pos(src, p.stmt.start_byte());
+            let at = lines.pos(src, p.stmt.start_byte());
             let unassigned = ancestors(p.stmt)
                 .find(|a| a.kind() == "function_definition")
                 .and_then(|f| f.child_by_field_name("declarator"))

@@ -149,6 +149,7 @@ impl ProgramTransformation for LiteralToExpression {
             .map(|n| text(n, src).to_string())
             .collect();
         let macros = macro_names(src, root);
+        let index = scope::ScopeIndex::new(src, root, input.scope_indexing);
         let mut candidates = Vec::new();
         for n in descendants(root) {
             match n.kind() {
@@ -163,7 +164,8 @@ impl ProgramTransformation for LiteralToExpression {
                     if allowed_place(src, n, &fn_macros)
                         && let Some(stmt) = boolean_statement(src, n)
                     {
-                        let vars: Vec<String> = scope::used_visible_at(src, stmt)
+                        let vars: Vec<String> = index
+                            .used_visible_at(stmt)
                             .into_iter()
                             .filter(|v| v.reflexive_integer())
                             .map(|v| v.name)

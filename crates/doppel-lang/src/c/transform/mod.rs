@@ -234,13 +234,7 @@ pub(crate) mod test_util {
     /// Applies `t` with a fixed seed.
     pub fn run(t: &dyn ProgramTransformation, src: &str, seed: u64) -> Result<Transformed, Skip> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        t.apply(
-            ProgramInput {
-                source: src,
-                coverage: None,
-            },
-            &mut rng,
-        )
+        t.apply(ProgramInput::new(src, None), &mut rng)
     }
 
     /// Whether `gcc -fsyntax-only` accepts `src` (errors printed on failure).

@@ -223,13 +223,7 @@ mod tests {
                 .collect(),
         };
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        RemoveDeadCode.apply(
-            ProgramInput {
-                source: src,
-                coverage: Some(&coverage),
-            },
-            &mut rng,
-        )
+        RemoveDeadCode.apply(ProgramInput::new(src, Some(&coverage)), &mut rng)
     }
 
     const PROG: &str = "#include <stdio.h>\nstatic int never(int x)\n{\n    return x * 2;\n}\n\nint main(void) {\n    int a = 1;\n    if (a > 5) {\n        printf(\"big\\n\");\n        a = 2;\n    }\n    return a;\n}\n";
@@ -285,13 +279,7 @@ mod tests {
     fn skips_without_coverage_executed_code_and_referenced_functions() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(0);
         let err = RemoveDeadCode
-            .apply(
-                ProgramInput {
-                    source: PROG,
-                    coverage: None,
-                },
-                &mut rng,
-            )
+            .apply(ProgramInput::new(PROG, None), &mut rng)
             .unwrap_err();
         assert!(err.reason.contains("no coverage"));
         // Nothing dead.

@@ -12,7 +12,9 @@
 //! [`TypeClass::Other`], which no transformation uses.
 
 use super::{ancestors, text};
-use std::collections::HashSet;
+use crate::transform::ScopeIndexing;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// What kind of value a variable holds, as far as assignments and
@@ -78,18 +80,211 @@ impl Variable {
     }
 }
 
-/// [`visible_at`] without the variables the program never uses (no
-/// identifier besides the declaration): GCC gives an unused local no debug
-/// information at all, so a transformation that uses it makes it appear in
-/// the debugger, a change of the compiler's doing, not the debugger's
-/// (false warnings seen on c-testsuite). What transformations choose from.
+/// What scope questions about one program need from the whole tree,
+/// computed once ([`ScopeIndexing::PerProgram`]): identifier uses outside
+/// `sizeof` per name, macro names, the first file-scope `typedef` of each
+/// name, the first definition (body) of each struct/union tag, and each
+/// function's file-scope declarations. With
+/// [`ScopeIndexing::PerStatement`] nothing is kept and every question walks
+/// the tree again, as the original algorithm did (the benchmark baseline).
+/// Either way the answers are the same.
+pub struct ScopeIndex<'t> {
+    src: &'t str,
+    root: Node<'t>,
+    indexing: ScopeIndexing,
+    /// Identifier name -> how many `identifier` nodes outside `sizeof`.
+    uses: HashMap<&'t str, usize>,
+    macros: HashSet<String>,
+    /// Typedef name -> (its `type_definition`, the declarator), first wins.
+    typedefs: HashMap<&'t str, (Node<'t>, Node<'t>)>,
+    /// (`struct_specifier`/`union_specifier`, tag) -> the first body.
+    records: RefCell<HashMap<(&'static str, &'t str), Option<Node<'t>>>>,
+    /// Function definition node id -> the file-scope variables declared
+    /// before it, as [`visible_at`] appends them.
+    file_scope: RefCell<HashMap<usize, Vec<Variable>>>,
+}
+
+impl<'t> ScopeIndex<'t> {
+    /// Indexes the program `src` whose tree has the root `root` (one walk
+    /// of the tree with [`ScopeIndexing::PerProgram`], none otherwise).
+    pub fn new(src: &'t str, root: Node<'t>, indexing: ScopeIndexing) -> Self {
+        let mut ix = Self {
+            src,
+            root,
+            indexing,
+            uses: HashMap::new(),
+            macros: HashSet::new(),
+            typedefs: HashMap::new(),
+            records: RefCell::new(HashMap::new()),
+            file_scope: RefCell::new(HashMap::new()),
+        };
+        if indexing == ScopeIndexing::PerProgram {
+            ix.uses = identifier_counts(root, src);
+            ix.macros = macro_names(src, root);
+            let mut cursor = root.walk();
+            for td in root
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() == "type_definition")
+            {
+                let mut c = td.walk();
+                for d in td.children_by_field_name("declarator", &mut c) {
+                    if let Some(n) = declarator_name(d) {
+                        ix.typedefs.entry(text(n, src)).or_insert((td, d));
+                    }
+                }
+            }
+        }
+        ix
+    }
+
+    fn indexed(&self) -> bool {
+        self.indexing == ScopeIndexing::PerProgram
+    }
+
+    /// How many identifiers named `name` the program has outside `sizeof`.
+    pub fn use_count(&self, name: &str) -> usize {
+        if self.indexed() {
+            self.uses.get(name).copied().unwrap_or(0)
+        } else {
+            identifier_count(self.root, self.src, name)
+        }
+    }
+
+    /// [`visible_at`] without the variables the program never uses (no
+    /// identifier besides the declaration): GCC gives an unused local no
+    /// debug information at all, so a transformation that uses it makes it
+    /// appear in the debugger, a change of the compiler's doing, not the
+    /// debugger's (false warnings seen on c-testsuite). What
+    /// transformations choose from.
+    pub fn used_visible_at(&self, stmt: Node<'t>) -> Vec<Variable> {
+        let mut vars = self.visible_at(stmt);
+        vars.retain(|v| self.use_count(&v.name) >= 2);
+        vars
+    }
+
+    /// [`visible_at`] for a statement of this program.
+    pub fn visible_at(&self, stmt: Node<'t>) -> Vec<Variable> {
+        let src = self.src;
+        // Innermost first; the first entry of a name wins.
+        let mut found: Vec<Variable> = Vec::new();
+        let mut child = stmt;
+        let mut in_function = false;
+        for p in ancestors(stmt) {
+            match p.kind() {
+                "compound_statement" => {
+                    let mut cursor = p.walk();
+                    let before: Vec<Node> = p
+                        .named_children(&mut cursor)
+                        .filter(|c| c.end_byte() <= child.start_byte())
+                        .collect();
+                    for c in before.into_iter().rev() {
+                        self.declared_by(c, &mut found, true);
+                    }
+                }
+                "for_statement" => {
+                    if let Some(init) = p.child_by_field_name("initializer")
+                        && init.id() != child.id()
+                        && init.kind() == "declaration"
+                    {
+                        self.declared_by(init, &mut found, true);
+                    }
+                }
+                "function_definition" => {
+                    in_function = true;
+                    if let Some(params) = p
+                        .child_by_field_name("declarator")
+                        .and_then(function_declarator)
+                        .and_then(|f| f.child_by_field_name("parameters"))
+                    {
+                        let mut cursor = params.walk();
+                        let list: Vec<Node> = params
+                            .named_children(&mut cursor)
+                            .filter(|c| c.kind() == "parameter_declaration")
+                            .collect();
+                        for d in list.into_iter().rev() {
+                            if let Some(decl) = d.child_by_field_name("declarator") {
+                                self.push_declarator(d, decl, &mut found);
+                            }
+                        }
+                    }
+                    if p.parent().is_some_and(|u| u.kind() == "translation_unit") {
+                        found.extend(self.file_scope_before(p));
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            child = p;
+        }
+        if !in_function {
+            return Vec::new();
+        }
+        let per_call;
+        let macros = if self.indexed() {
+            &self.macros
+        } else {
+            per_call = macro_names(src, self.root);
+            &per_call
+        };
+        let mut seen = HashSet::new();
+        found
+            .into_iter()
+            .filter(|v| seen.insert(v.name.clone()))
+            .filter(|v| !matches!(v.class, TypeClass::Other | TypeClass::Function) && !macros.contains(&v.name))
+            .collect()
+    }
+
+    /// The file-scope variables declared before the top-level function
+    /// definition `f`, latest first.
+    fn file_scope_before(&self, f: Node<'t>) -> Vec<Variable> {
+        if self.indexed()
+            && let Some(v) = self.file_scope.borrow().get(&f.id())
+        {
+            return v.clone();
+        }
+        let mut out = Vec::new();
+        let mut cursor = self.root.walk();
+        let before: Vec<Node> = self
+            .root
+            .named_children(&mut cursor)
+            .filter(|c| c.end_byte() <= f.start_byte())
+            .collect();
+        for c in before.into_iter().rev() {
+            self.declared_by(c, &mut out, false);
+        }
+        if self.indexed() {
+            self.file_scope.borrow_mut().insert(f.id(), out.clone());
+        }
+        out
+    }
+}
+
+/// [`ScopeIndex::used_visible_at`] with a per-call index (the tree walked
+/// for this statement alone): for one question; ask a [`ScopeIndex`] for many.
 pub fn used_visible_at(src: &str, stmt: Node<'_>) -> Vec<Variable> {
     let Some(root) = ancestors(stmt).last() else {
         return Vec::new();
     };
-    let mut vars = visible_at(src, stmt);
-    vars.retain(|v| identifier_count(root, src, &v.name) >= 2);
-    vars
+    ScopeIndex::new(src, root, ScopeIndexing::PerStatement).used_visible_at(stmt)
+}
+
+/// Identifier name -> how many identifiers of that name the tree under
+/// `node` has outside `sizeof` (one walk; [`identifier_count`] for all names).
+fn identifier_counts<'t>(node: Node<'t>, src: &'t str) -> HashMap<&'t str, usize> {
+    let mut counts = HashMap::new();
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier"
+            && let Ok(t) = x.utf8_text(src.as_bytes())
+        {
+            *counts.entry(t).or_insert(0) += 1;
+        }
+        if x.kind() != "sizeof_expression" {
+            stack.extend(x.children(&mut cursor));
+        }
+    }
+    counts
 }
 
 /// How many identifiers named `name` the tree under `node` has, outside
@@ -118,74 +313,7 @@ pub fn visible_at(src: &str, stmt: Node<'_>) -> Vec<Variable> {
     let Some(root) = ancestors(stmt).last() else {
         return Vec::new();
     };
-    // Innermost first; the first entry of a name wins.
-    let mut found: Vec<Variable> = Vec::new();
-    let mut child = stmt;
-    let mut in_function = false;
-    for p in ancestors(stmt) {
-        match p.kind() {
-            "compound_statement" => {
-                let mut cursor = p.walk();
-                let before: Vec<Node> = p
-                    .named_children(&mut cursor)
-                    .filter(|c| c.end_byte() <= child.start_byte())
-                    .collect();
-                for c in before.into_iter().rev() {
-                    declared_by(src, root, c, &mut found, true);
-                }
-            }
-            "for_statement" => {
-                if let Some(init) = p.child_by_field_name("initializer")
-                    && init.id() != child.id()
-                    && init.kind() == "declaration"
-                {
-                    declared_by(src, root, init, &mut found, true);
-                }
-            }
-            "function_definition" => {
-                in_function = true;
-                if let Some(params) = p
-                    .child_by_field_name("declarator")
-                    .and_then(function_declarator)
-                    .and_then(|f| f.child_by_field_name("parameters"))
-                {
-                    let mut cursor = params.walk();
-                    let list: Vec<Node> = params
-                        .named_children(&mut cursor)
-                        .filter(|c| c.kind() == "parameter_declaration")
-                        .collect();
-                    for d in list.into_iter().rev() {
-                        if let Some(decl) = d.child_by_field_name("declarator") {
-                            push_declarator(src, root, d, decl, &mut found);
-                        }
-                    }
-                }
-                if p.parent().is_some_and(|u| u.kind() == "translation_unit") {
-                    let mut cursor = root.walk();
-                    let before: Vec<Node> = root
-                        .named_children(&mut cursor)
-                        .filter(|c| c.end_byte() <= p.start_byte())
-                        .collect();
-                    for c in before.into_iter().rev() {
-                        declared_by(src, root, c, &mut found, false);
-                    }
-                }
-                break;
-            }
-            _ => {}
-        }
-        child = p;
-    }
-    if !in_function {
-        return Vec::new();
-    }
-    let macros = macro_names(src, root);
-    let mut seen = HashSet::new();
-    found
-        .into_iter()
-        .filter(|v| seen.insert(v.name.clone()))
-        .filter(|v| !matches!(v.class, TypeClass::Other | TypeClass::Function) && !macros.contains(&v.name))
-        .collect()
+    ScopeIndex::new(src, root, ScopeIndexing::PerStatement).visible_at(stmt)
 }
 
 /// Names `#define`d anywhere in the file.
@@ -218,59 +346,62 @@ pub(crate) fn function_declarator(decl: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-/// Adds what a block item or file-scope item declares, reversed (later
-/// declarations of the same scope shadow earlier ones).
-fn declared_by<'t>(src: &str, root: Node<'t>, item: Node<'t>, out: &mut Vec<Variable>, local: bool) {
-    let line = item.start_position().row as u32 + 1;
-    let shadow = |name: &str, class| Variable {
-        name: name.to_string(),
-        class,
-        is_const: false,
-        is_volatile: false,
-        is_extern: false,
-        line,
-    };
-    match item.kind() {
-        "declaration" => {
-            let mut cursor = item.walk();
-            let decls: Vec<Node> = item.children_by_field_name("declarator", &mut cursor).collect();
-            for d in decls.into_iter().rev() {
-                push_declarator(src, root, item, d, out);
-            }
-            if let Some(t) = item.child_by_field_name("type") {
-                enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
-            }
-        }
-        "type_definition" => {
-            let mut cursor = item.walk();
-            let decls: Vec<Node> = item.children_by_field_name("declarator", &mut cursor).collect();
-            for d in decls {
-                if let Some(name) = declarator_name(d) {
-                    out.push(shadow(text(name, src), TypeClass::Other));
+impl<'t> ScopeIndex<'t> {
+    /// Adds what a block item or file-scope item declares, reversed (later
+    /// declarations of the same scope shadow earlier ones).
+    fn declared_by(&self, item: Node<'t>, out: &mut Vec<Variable>, local: bool) {
+        let src = self.src;
+        let line = item.start_position().row as u32 + 1;
+        let shadow = |name: &str, class| Variable {
+            name: name.to_string(),
+            class,
+            is_const: false,
+            is_volatile: false,
+            is_extern: false,
+            line,
+        };
+        match item.kind() {
+            "declaration" => {
+                let mut cursor = item.walk();
+                let decls: Vec<Node> = item.children_by_field_name("declarator", &mut cursor).collect();
+                for d in decls.into_iter().rev() {
+                    self.push_declarator(item, d, out);
+                }
+                if let Some(t) = item.child_by_field_name("type") {
+                    enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
                 }
             }
-            if let Some(t) = item.child_by_field_name("type") {
-                enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
+            "type_definition" => {
+                let mut cursor = item.walk();
+                let decls: Vec<Node> = item.children_by_field_name("declarator", &mut cursor).collect();
+                for d in decls {
+                    if let Some(name) = declarator_name(d) {
+                        out.push(shadow(text(name, src), TypeClass::Other));
+                    }
+                }
+                if let Some(t) = item.child_by_field_name("type") {
+                    enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
+                }
             }
-        }
-        "function_definition" if !local => {
-            if let Some(name) = item
-                .child_by_field_name("declarator")
-                .and_then(function_declarator)
-                .and_then(|f| f.child_by_field_name("declarator"))
-            {
-                out.push(shadow(text(name, src), TypeClass::Function));
+            "function_definition" if !local => {
+                if let Some(name) = item
+                    .child_by_field_name("declarator")
+                    .and_then(function_declarator)
+                    .and_then(|f| f.child_by_field_name("declarator"))
+                {
+                    out.push(shadow(text(name, src), TypeClass::Function));
+                }
             }
-        }
-        "function_definition" => {
-            // A GNU nested function hides outer names but is no variable.
-            if let Some(name) = item.child_by_field_name("declarator").and_then(declarator_name) {
-                out.push(shadow(text(name, src), TypeClass::Function));
+            "function_definition" => {
+                // A GNU nested function hides outer names but is no variable.
+                if let Some(name) = item.child_by_field_name("declarator").and_then(declarator_name) {
+                    out.push(shadow(text(name, src), TypeClass::Function));
+                }
             }
-        }
-        _ => {
-            if let Some(t) = item.child_by_field_name("type") {
-                enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
+            _ => {
+                if let Some(t) = item.child_by_field_name("type") {
+                    enumerators(src, t, |n| out.push(shadow(n, TypeClass::Other)));
+                }
             }
         }
     }
@@ -362,85 +493,89 @@ fn qualifiers(src: &str, n: Node<'_>) -> (bool, bool) {
     )
 }
 
-/// Adds the variable `decl` (a declarator of the specifier node `spec`) declares.
-fn push_declarator<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>, out: &mut Vec<Variable>) {
-    let Some(name) = declarator_name(decl) else { return };
-    let mut cursor = spec.walk();
-    let is_extern = spec
-        .children(&mut cursor)
-        .any(|c| c.kind() == "storage_class_specifier" && text(c, src) == "extern");
-    let (class, is_const, is_volatile) = classify(src, root, spec, decl, 0);
-    out.push(Variable {
-        name: text(name, src).to_string(),
-        class,
-        is_const,
-        is_volatile,
-        is_extern,
-        line: decl.start_position().row as u32 + 1,
-    });
-}
-
-/// The [`TypeClass`] of the variable `decl` (a declarator of the
-/// declaration or parameter `spec`) declares.
-pub(crate) fn class_of<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>) -> TypeClass {
-    classify(src, root, spec, decl, 0).0
-}
-
-/// Classifies the type `decl` gets from the specifiers of `spec`:
-/// (class, const, volatile).
-fn classify<'t>(src: &str, root: Node<'t>, spec: Node<'t>, decl: Node<'t>, depth: u32) -> (TypeClass, bool, bool) {
-    const OTHER: (TypeClass, bool, bool) = (TypeClass::Other, false, false);
-    if depth > 8 {
-        return OTHER;
+impl<'t> ScopeIndex<'t> {
+    /// Adds the variable `decl` (a declarator of the specifier node `spec`) declares.
+    fn push_declarator(&self, spec: Node<'t>, decl: Node<'t>, out: &mut Vec<Variable>) {
+        let src = self.src;
+        let Some(name) = declarator_name(decl) else { return };
+        let mut cursor = spec.walk();
+        let is_extern = spec
+            .children(&mut cursor)
+            .any(|c| c.kind() == "storage_class_specifier" && text(c, src) == "extern");
+        let (class, is_const, is_volatile) = self.classify(spec, decl, 0);
+        out.push(Variable {
+            name: text(name, src).to_string(),
+            class,
+            is_const,
+            is_volatile,
+            is_extern,
+            line: decl.start_position().row as u32 + 1,
+        });
     }
-    match innermost_layer(src, decl) {
-        Layer::Pointer { is_const, is_volatile } => return (TypeClass::Pointer, is_const, is_volatile),
-        Layer::Array => return (TypeClass::Array, false, false),
-        Layer::Function => return (TypeClass::Function, false, false),
-        Layer::Unknown => return OTHER,
-        Layer::None => {}
+
+    /// The [`TypeClass`] of the variable `decl` (a declarator of the
+    /// declaration or parameter `spec`) declares.
+    pub(crate) fn class_of(&self, spec: Node<'t>, decl: Node<'t>) -> TypeClass {
+        self.classify(spec, decl, 0).0
     }
-    let (mut is_const, mut is_volatile) = qualifiers(src, spec);
-    let Some(ty) = spec.child_by_field_name("type") else {
-        return OTHER;
-    };
-    let class = match ty.kind() {
-        "primitive_type" => match text(ty, src) {
-            "float" | "double" => TypeClass::Floating,
-            "void" | "nullptr_t" | "max_align_t" | "charptr_t" => TypeClass::Other,
-            _ => TypeClass::Integer,
-        },
-        "sized_type_specifier" => {
-            let t = text(ty, src);
-            if t.contains("complex") || t.contains("_Complex") {
-                TypeClass::Other
-            } else if t.contains("double") || t.contains("float") {
-                TypeClass::Floating
-            } else {
-                let (c, v) = qualifiers(src, ty);
-                is_const |= c;
-                is_volatile |= v;
-                TypeClass::Integer
-            }
+
+    /// Classifies the type `decl` gets from the specifiers of `spec`:
+    /// (class, const, volatile).
+    fn classify(&self, spec: Node<'t>, decl: Node<'t>, depth: u32) -> (TypeClass, bool, bool) {
+        let src = self.src;
+        const OTHER: (TypeClass, bool, bool) = (TypeClass::Other, false, false);
+        if depth > 8 {
+            return OTHER;
         }
-        "enum_specifier" => TypeClass::Integer,
-        "struct_specifier" | "union_specifier" => record_class(src, root, ty),
-        "type_identifier" => {
-            let name = text(ty, src);
-            match typedef_of(src, root, name) {
-                Some((tspec, tdecl)) => {
-                    let (c, k, v) = classify(src, root, tspec, tdecl, depth + 1);
-                    is_const |= k;
+        match innermost_layer(src, decl) {
+            Layer::Pointer { is_const, is_volatile } => return (TypeClass::Pointer, is_const, is_volatile),
+            Layer::Array => return (TypeClass::Array, false, false),
+            Layer::Function => return (TypeClass::Function, false, false),
+            Layer::Unknown => return OTHER,
+            Layer::None => {}
+        }
+        let (mut is_const, mut is_volatile) = qualifiers(src, spec);
+        let Some(ty) = spec.child_by_field_name("type") else {
+            return OTHER;
+        };
+        let class = match ty.kind() {
+            "primitive_type" => match text(ty, src) {
+                "float" | "double" => TypeClass::Floating,
+                "void" | "nullptr_t" | "max_align_t" | "charptr_t" => TypeClass::Other,
+                _ => TypeClass::Integer,
+            },
+            "sized_type_specifier" => {
+                let t = text(ty, src);
+                if t.contains("complex") || t.contains("_Complex") {
+                    TypeClass::Other
+                } else if t.contains("double") || t.contains("float") {
+                    TypeClass::Floating
+                } else {
+                    let (c, v) = qualifiers(src, ty);
+                    is_const |= c;
                     is_volatile |= v;
-                    c
+                    TypeClass::Integer
                 }
-                None if STANDARD_INTEGER_TYPEDEFS.contains(&name) => TypeClass::Integer,
-                None => TypeClass::Other,
             }
-        }
-        _ => TypeClass::Other,
-    };
-    (class, is_const, is_volatile)
+            "enum_specifier" => TypeClass::Integer,
+            "struct_specifier" | "union_specifier" => self.record_class(ty),
+            "type_identifier" => {
+                let name = text(ty, src);
+                match self.typedef_of(name) {
+                    Some((tspec, tdecl)) => {
+                        let (c, k, v) = self.classify(tspec, tdecl, depth + 1);
+                        is_const |= k;
+                        is_volatile |= v;
+                        c
+                    }
+                    None if STANDARD_INTEGER_TYPEDEFS.contains(&name) => TypeClass::Integer,
+                    None => TypeClass::Other,
+                }
+            }
+            _ => TypeClass::Other,
+        };
+        (class, is_const, is_volatile)
+    }
 }
 
 /// Integer typedefs of the C library that are never const, arrays or records.
@@ -473,37 +608,50 @@ const STANDARD_INTEGER_TYPEDEFS: &[&str] = &[
     "ushort",
 ];
 
-/// The file-scope `typedef` declaring `name`: its specifier node and declarator.
-fn typedef_of<'t>(src: &str, root: Node<'t>, name: &str) -> Option<(Node<'t>, Node<'t>)> {
-    let mut cursor = root.walk();
-    let items: Vec<Node> = root.named_children(&mut cursor).collect();
-    items
-        .into_iter()
-        .filter(|n| n.kind() == "type_definition")
-        .find_map(|td| {
-            let mut c = td.walk();
-            let decls: Vec<Node> = td.children_by_field_name("declarator", &mut c).collect();
-            decls
-                .into_iter()
-                .find(|d| declarator_name(*d).is_some_and(|n| text(n, src) == name))
-                .map(|d| (td, d))
-        })
-}
-
-/// [`TypeClass::Record`] when the struct/union's body (here or in a
-/// file-scope definition of the same tag) has no `const`; else `Other`.
-fn record_class(src: &str, root: Node<'_>, ty: Node<'_>) -> TypeClass {
-    let body = ty.child_by_field_name("body").or_else(|| {
-        let tag = text(ty.child_by_field_name("name")?, src);
-        super::descendants(root)
+impl<'t> ScopeIndex<'t> {
+    /// The file-scope `typedef` declaring `name`: its specifier node and declarator.
+    fn typedef_of(&self, name: &str) -> Option<(Node<'t>, Node<'t>)> {
+        if self.indexed() {
+            return self.typedefs.get(name).copied();
+        }
+        let (src, root) = (self.src, self.root);
+        let mut cursor = root.walk();
+        let items: Vec<Node> = root.named_children(&mut cursor).collect();
+        items
             .into_iter()
-            .filter(|n| n.kind() == ty.kind())
-            .filter(|n| n.child_by_field_name("name").is_some_and(|t| text(t, src) == tag))
-            .find_map(|n| n.child_by_field_name("body"))
-    });
-    match body {
-        Some(b) if !text(b, src).contains("const") => TypeClass::Record,
-        _ => TypeClass::Other,
+            .filter(|n| n.kind() == "type_definition")
+            .find_map(|td| {
+                let mut c = td.walk();
+                let decls: Vec<Node> = td.children_by_field_name("declarator", &mut c).collect();
+                decls
+                    .into_iter()
+                    .find(|d| declarator_name(*d).is_some_and(|n| text(n, src) == name))
+                    .map(|d| (td, d))
+            })
+    }
+
+    /// [`TypeClass::Record`] when the struct/union's body (here or in a
+    /// file-scope definition of the same tag) has no `const`; else `Other`.
+    fn record_class(&self, ty: Node<'t>) -> TypeClass {
+        let (src, root) = (self.src, self.root);
+        let body = ty.child_by_field_name("body").or_else(|| {
+            let tag = text(ty.child_by_field_name("name")?, src);
+            let find = || {
+                super::descendants(root)
+                    .into_iter()
+                    .filter(|n| n.kind() == ty.kind())
+                    .filter(|n| n.child_by_field_name("name").is_some_and(|t| text(t, src) == tag))
+                    .find_map(|n| n.child_by_field_name("body"))
+            };
+            if !self.indexed() {
+                return find();
+            }
+            *self.records.borrow_mut().entry((ty.kind(), tag)).or_insert_with(find)
+        });
+        match body {
+            Some(b) if !text(b, src).contains("const") => TypeClass::Record,
+            _ => TypeClass::Other,
+        }
     }
 }
 
