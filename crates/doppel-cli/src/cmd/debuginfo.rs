@@ -290,7 +290,9 @@ async fn reduce(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
         reduced.line,
         reduced.summary.path.display()
     );
-    r.config["reduced"] = serde_json::to_value(&reduced)?;
+    let mut record = doppel_debuginfo::record::FindingRecord::from_value(&r.config).map_err(anyhow::Error::msg)?;
+    record.reduced = Some(reduced);
+    r.config = record.to_value();
     store.insert_run(&r).await?;
     Ok(ExitCode::SUCCESS)
 }
