@@ -358,10 +358,6 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
         config.executable = spec.executables.get(d).cloned();
         (entry.probe)(&config)?;
     }
-    anyhow::ensure!(
-        !a.runner.claim,
-        "--claim: a debuginfo program stores several records; split a debuginfo campaign by --partition k/N"
-    );
     let options = a.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
     let programs = doppel_debuginfo::inputs::programs(
