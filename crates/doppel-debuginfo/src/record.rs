@@ -116,7 +116,7 @@ pub struct ProgramRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Tagged {
-    Finding(FindingRecord),
+    Finding(Box<FindingRecord>),
     Session(SessionRecord),
     Program(ProgramRecord),
 }
@@ -142,7 +142,7 @@ impl SessionRecord {
 impl FindingRecord {
     /// As stored in `RunRecord::config` (with `kind: "finding"`).
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(Tagged::Finding(self.clone())).unwrap_or_default()
+        serde_json::to_value(Tagged::Finding(Box::new(self.clone()))).unwrap_or_default()
     }
 
     /// Reads the finding stored in `config`.
@@ -151,7 +151,7 @@ impl FindingRecord {
     /// or of the wrong type), with serde's message.
     pub fn from_value(config: &serde_json::Value) -> Result<FindingRecord, String> {
         match serde_json::from_value(config.clone()) {
-            Ok(Tagged::Finding(f)) => Ok(f),
+            Ok(Tagged::Finding(f)) => Ok(*f),
             Ok(_) => Err(format!("not a finding (kind {})", config["kind"])),
             Err(e) => Err(format!("not a readable finding: {e}")),
         }
@@ -178,7 +178,7 @@ impl DebuginfoRecord {
             )
         })?;
         Ok(match tagged {
-            Tagged::Finding(f) => DebuginfoRecord::Finding(Box::new(StoredFinding::new(run, f))),
+            Tagged::Finding(f) => DebuginfoRecord::Finding(Box::new(StoredFinding::new(run, *f))),
             Tagged::Session(s) => DebuginfoRecord::Session(Box::new(s)),
             Tagged::Program(p) => DebuginfoRecord::Program(Box::new(p)),
         })
