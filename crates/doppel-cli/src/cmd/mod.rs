@@ -11,6 +11,7 @@ pub mod classes;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;
+pub mod localize;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;
