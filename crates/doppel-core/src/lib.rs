@@ -6,6 +6,7 @@
 
 pub mod campaign;
 pub mod cgroup;
+pub mod faults;
 pub mod model;
 pub mod partition;
 pub mod process;
