@@ -7,6 +7,8 @@ pub mod bench_runner;
 pub mod bench_scale;
 pub mod campaign;
 pub mod classes;
+pub mod conform;
+pub mod conform_print;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;
