@@ -14,9 +14,19 @@
 //! - [`technique`], [`technique_record`], [`technique_repro`],
 //!   [`technique_campaign`]: the technique seam, stored records,
 //!   reproducers, and tests as campaign work items.
+//! - [`seed_check`]: the oxc check and the syntax tree mutators edit.
+//! - [`seed_random`]: random bounded derivations of a nonterminal.
+//! - [`seed_builtins`]: built-ins walked in engine262, calls of each; spec vocabulary.
+//! - [`mutate`]: the five mutators (§III-B, C), one file each.
+//! - [`pool`]: the coverage-guided [`Generator`] (§III-B).
 #![deny(missing_docs)]
 
 pub mod grammar;
+pub mod mutate;
+pub mod pool;
+pub mod seed_builtins;
+pub mod seed_check;
+pub mod seed_random;
 pub mod shortest;
 pub mod synth;
 
@@ -30,4 +40,5 @@ pub mod technique_repro;
 pub mod verdict;
 
 pub use grammar::{DEFAULT_GRAMMAR_PATH, Grammar, GrammarError};
-pub use synth::{Seed, SyntaxCoverage, Synthesis, synthesize};
+pub use pool::{CoverageFigures, Generator, GeneratorConfig, GeneratorStats, Kept, Origin};
+pub use synth::{Seed, SyntaxCoverage, Synthesis, synthesize, synthesize_checked};

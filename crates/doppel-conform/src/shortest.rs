@@ -9,6 +9,7 @@
 //! code points (lexical) that follow inside the alternative.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use crate::grammar::{Alternative, ArgKind, Grammar, NonterminalRef, Symbol};
 
@@ -31,7 +32,17 @@ pub struct Shortest<'g> {
     grammar: &'g Grammar,
     /// Every instance reachable from the goals (through any symbol).
     pub reachable: BTreeSet<Instance>,
-    values: BTreeMap<Instance, Vec<String>>,
+    values: Arc<BTreeMap<Instance, Vec<String>>>,
+}
+
+/// The grammar-independent result of [`Shortest::compute`], to keep beside
+/// an owned grammar and view again with [`Shortest::from_parts`] (values are
+/// shared, not copied).
+#[derive(Debug, Clone)]
+pub struct ShortestParts {
+    /// As [`Shortest::reachable`].
+    pub reachable: BTreeSet<Instance>,
+    values: Arc<BTreeMap<Instance, Vec<String>>>,
 }
 
 /// The length of tokens joined by single spaces.
@@ -54,7 +65,7 @@ impl<'g> Shortest<'g> {
         let mut s = Shortest {
             grammar,
             reachable: BTreeSet::new(),
-            values: BTreeMap::new(),
+            values: Arc::new(BTreeMap::new()),
         };
         // Reachability and the reverse dependency edges.
         let mut users: BTreeMap<Instance, BTreeSet<Instance>> = BTreeMap::new();
@@ -82,7 +93,8 @@ impl<'g> Shortest<'g> {
             let Some(best) = best else { continue };
             let better = s.values.get(&i).is_none_or(|old| joined_len(&best) < joined_len(old));
             if better {
-                s.values.insert(i, best);
+                // The only reference while computing: no copy.
+                Arc::make_mut(&mut s.values).insert(i, best);
                 for u in users.get(&i).into_iter().flatten() {
                     if queued.insert(*u) {
                         work.push_back(*u);
@@ -91,6 +103,23 @@ impl<'g> Shortest<'g> {
             }
         }
         Ok(s)
+    }
+
+    /// The result without the grammar borrow (shares the values).
+    pub fn parts(&self) -> ShortestParts {
+        ShortestParts {
+            reachable: self.reachable.clone(),
+            values: Arc::clone(&self.values),
+        }
+    }
+
+    /// A view of `parts` (from [`Shortest::parts`] on the same grammar) over `grammar`.
+    pub fn from_parts(grammar: &'g Grammar, parts: &ShortestParts) -> Shortest<'g> {
+        Shortest {
+            grammar,
+            reachable: parts.reachable.clone(),
+            values: Arc::clone(&parts.values),
+        }
     }
 
     /// The grammar.
@@ -212,7 +241,9 @@ impl<'g> Shortest<'g> {
         Some(tokens)
     }
 
-    fn symbol_value(&self, i: Instance, s: &Symbol) -> Option<Vec<String>> {
+    /// The shortest tokens of one symbol inside instance `i` (optionals
+    /// and lookaheads empty); `None` when it derives nothing.
+    pub fn symbol_value(&self, i: Instance, s: &Symbol) -> Option<Vec<String>> {
         match s {
             Symbol::Terminal(t) => Some(vec![t.clone()]),
             Symbol::Nonterminal(r) => self.values.get(&self.resolve(i, r)?).cloned(),

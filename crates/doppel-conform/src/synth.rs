@@ -71,8 +71,24 @@ struct Context {
 }
 
 /// Synthesizes one program per reachable syntactic alternative from `goal`
-/// (`Script` or `Module`). Errors name an unknown goal.
+/// (`Script` or `Module`), by the grammar alone. Errors name an unknown goal.
 pub fn synthesize(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
+    synthesize_accepted(grammar, goal, &|_| true)
+}
+
+/// [`synthesize`] keeping only programs oxc accepts as a Script, without
+/// syntax or early errors ([`crate::seed_check::oxc_check`]; JEST §III-A);
+/// a rejected program is retried in other contexts and instances. The
+/// coverage is then JEST's figure: alternatives with an accepted program
+/// over reachable alternatives.
+pub fn synthesize_checked(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
+    synthesize_accepted(grammar, goal, &|p| crate::seed_check::oxc_check(p).is_ok())
+}
+
+/// [`synthesize`] keeping only programs `accept` takes; a rejected program
+/// is retried in other contexts (parent edges, depth first, within the
+/// budget) and other instances of its production.
+pub fn synthesize_accepted(grammar: &Grammar, goal: &str, accept: &dyn Fn(&str) -> bool) -> Result<Synthesis, String> {
     let shortest = Shortest::compute(grammar, &[goal])?;
     let root = Instance {
         production: grammar.index_of(goal).expect("checked by compute"),
@@ -101,7 +117,7 @@ pub fn synthesize(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
         let built = syntactic
             .iter()
             .filter(|i| i.production == p && shortest.is_enabled(**i, &grammar.productions[p].alternatives[a]))
-            .find_map(|i| build(&shortest, &parents, root, *i, a).map(|prog| (*i, prog)));
+            .find_map(|i| build(&shortest, &parents, root, *i, a, accept).map(|prog| (*i, prog)));
         if let Some((i, tokens)) = built {
             reached.insert((p, a));
             seeds.push(Seed {
@@ -238,14 +254,22 @@ const BUDGET: usize = 4000;
 /// The program for alternative `a` of `i`: the alternative at its shortest,
 /// wrapped in a context up to the goal (the shortest first; on a lookahead
 /// failure, other parent edges, depth first, within [`BUDGET`]).
-fn build(s: &Shortest<'_>, parents: &Parents, root: Instance, i: Instance, a: usize) -> Option<Vec<String>> {
+fn build(
+    s: &Shortest<'_>,
+    parents: &Parents,
+    root: Instance,
+    i: Instance,
+    a: usize,
+    accept: &dyn Fn(&str) -> bool,
+) -> Option<Vec<String>> {
     let g = s.grammar();
     let tokens = s.evaluate(i, &g.productions[i.production].alternatives[a], None)?;
     let mut budget = BUDGET;
     let mut path = BTreeSet::from([i]);
-    wrap(s, parents, root, i, tokens, &mut path, &mut budget)
+    wrap(s, parents, root, i, tokens, &mut path, &mut budget, accept)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn wrap(
     s: &Shortest<'_>,
     parents: &Parents,
@@ -254,9 +278,10 @@ fn wrap(
     tokens: Vec<String>,
     path: &mut BTreeSet<Instance>,
     budget: &mut usize,
+    accept: &dyn Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
     if at == root {
-        return Some(tokens);
+        return accept(&tokens.join(" ")).then_some(tokens);
     }
     for &(p, pa, pos) in parents.get(&at).into_iter().flatten() {
         if *budget == 0 {
@@ -271,7 +296,7 @@ fn wrap(
             continue;
         };
         path.insert(p);
-        let done = wrap(s, parents, root, p, up, path, budget);
+        let done = wrap(s, parents, root, p, up, path, budget, accept);
         path.remove(&p);
         if done.is_some() {
             return done;
