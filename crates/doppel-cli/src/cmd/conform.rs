@@ -144,181 +144,276 @@ async fn run_files(a: RunArgs, db: &str) -> anyhow::Result<ExitCode> {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
-    campaign(
-        tests,
-        skipped,
-        &a.panel,
-        TestSource::Files,
-        0,
-        db,
-        a.save_matrix.then_some(suite),
-        None,
-    )
-    .await
+    eprintln!("{} tests, {} files skipped", tests.len(), skipped.len());
+    let mut session = Session::open(&a.panel, TestSource::Files, 0, db).await?;
+    let code = session.judge(tests, None).await?;
+    session.finish(a.save_matrix.then_some(suite), skipped).await?;
+    Ok(code)
 }
 
-/// The programs of the generation phase. Until the coverage-guided
-/// generator lands, the seeds of grammar synthesis (one program per
-/// reachable alternative), each judged by engine262's outcome.
-fn generated(a: &GenerateArgs) -> anyhow::Result<Vec<ConformTest>> {
-    let path = a.grammar.clone().unwrap_or_else(|| {
+fn grammar_path(a: &GenerateArgs) -> PathBuf {
+    a.grammar.clone().unwrap_or_else(|| {
         let p = PathBuf::from(doppel_conform::DEFAULT_GRAMMAR_PATH);
         if p.exists() {
             p
         } else {
             doppel_engines::config::repo_root().join(p)
         }
-    });
-    let grammar = doppel_conform::Grammar::load(&path)?;
-    let synthesis = doppel_conform::synthesize(&grammar, "Script").map_err(|e| anyhow::anyhow!("synthesis: {e}"))?;
-    eprintln!(
-        "synthesis: {} seed programs, syntax coverage {}/{} alternatives (grammar level, not filtered by a parser)",
-        synthesis.seeds.len(),
-        synthesis.coverage.reached,
-        synthesis.coverage.reachable
-    );
-    Ok(synthesis
-        .seeds
-        .iter()
-        .enumerate()
-        .map(|(i, s)| ConformTest {
-            name: format!("seed-{i:04}.js"),
-            text: s.program.clone(),
-            script: Script::new(s.program.clone()),
-            expected: None,
-        })
-        .collect())
+    })
 }
 
+/// JEST's two phases, in rounds until the budget is spent: the
+/// coverage-guided generator (grammar seeds, built-in calls, mutants; each
+/// kept program adds engine262 coverage) for a slice of the budget, then
+/// the kept programs on the panel (each judged by engine262's outcome).
 async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
-    let tests = generated(&a)?;
-    let mut panel = a.panel.clone();
-    let deadline = panel.runner.deadline.map_or(a.budget, |d| d.min(a.budget));
-    panel.runner.deadline = Some(deadline);
-    campaign(
-        tests,
-        Vec::new(),
-        &panel,
-        TestSource::Generated,
-        a.seed,
-        db,
-        None,
-        a.out.clone(),
-    )
-    .await
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn campaign(
-    tests: Vec<ConformTest>,
-    skipped: Vec<String>,
-    a: &PanelArgs,
-    source: TestSource,
-    seed: u64,
-    db: &str,
-    save_matrix: Option<String>,
-    out: Option<PathBuf>,
-) -> anyhow::Result<ExitCode> {
+    use doppel_conform::{Generator, GeneratorConfig};
+    let started = std::time::Instant::now();
+    let deadline = started + a.budget;
+    let grammar = std::sync::Arc::new(doppel_conform::Grammar::load(&grammar_path(&a))?);
     let engines = EnginesConfig::default();
-    let config = ConformConfig {
-        seed,
-        source,
-        panel: panel_config(a),
-    };
-    let tally = Arc::new(Mutex::new(Tally::default()));
-    let c = Campaign {
-        name: a.campaign.clone(),
-        config: config.clone(),
+    let gen_config = GeneratorConfig {
+        grammar: Some(grammar),
+        run: RunOptions {
+            timeout: Duration::from_secs(a.panel.timeout.max(1)),
+            output_cap: 16 * 1024,
+        },
+        attempts_per_call: 50,
         engines: engines.clone(),
-        tally: tally.clone(),
+        ..GeneratorConfig::default()
     };
-    let id = c.identity()?;
-    let families = {
-        let mut f: Vec<_> = id.members.iter().map(|m| m.info.family).collect();
-        f.sort();
-        f.dedup();
-        f.len()
-    };
-    eprintln!(
-        "conform: {} tests ({} skipped) on {} engines in {families} families plus engine262 {}",
-        tests.len(),
-        skipped.len(),
-        id.members.len(),
-        id.spec.version
-    );
-    for m in &id.missing {
-        eprintln!("left out: {} ({})", m.engine, m.reason);
-    }
-    let store = open_store(db).await?;
-    let items: Vec<_> = tests.iter().cloned().map(|t| c.item(&id, t)).collect();
-    let options = a.runner.options(&a.campaign, a.jobs.max(1), a.resume, db)?;
-    let bar = progress_bar(a.quiet, "tests");
-    let stats = doppel_core::campaign::run(&c, &items, &store, &options, &on_progress(&bar, "tests")).await?;
-    bar.finish_and_clear();
-    let tally = std::mem::take(&mut *tally.lock().unwrap_or_else(|e| e.into_inner()));
-    // The catalogue (coverage denominators and algorithm names) from a
-    // panel of engine262 alone: the campaign's panels are shut down.
-    let catalogue = if config.panel.coverage {
-        let mut p = Panel::new(&config.panel, &engines)?;
-        let cat = p.catalogue().await.map_err(|e| eprintln!("no catalogue: {e}")).ok();
-        p.shutdown().await;
-        cat
-    } else {
-        None
-    };
-    let cache_path = matrix::cache_path(&engines.cache, &id.spec, &id.members);
-    if let (Some(suite), Some(_)) = (&save_matrix, &catalogue) {
-        let cache = MatrixCache {
-            suite: suite.clone(),
-            engines: std::iter::once(id.spec.clone())
-                .chain(id.members.iter().map(|m| m.info.clone()))
-                .collect(),
-            observed: tally.observed.clone(),
-        };
-        match matrix::write_cache(&cache_path, &cache) {
-            Ok(()) => eprintln!("test262 matrix cached: {}", cache_path.display()),
-            Err(e) => eprintln!("error: the matrix cache was not written: {e}"),
+    let mut generator = Generator::new(gen_config, a.seed).map_err(|e| anyhow::anyhow!("generator: {e}"))?;
+    let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage(&engines)?;
+    let mut session = Session::open(&a.panel, TestSource::Generated, a.seed, db).await?;
+    // A round generates for a sixth of the budget (at least 20 s), then judges.
+    let slice = (a.budget / 6).max(Duration::from_secs(20));
+    let mut round = 0;
+    let mut code = ExitCode::SUCCESS;
+    while std::time::Instant::now() < deadline {
+        round += 1;
+        let until = (std::time::Instant::now() + slice).min(deadline);
+        let mut kept = Vec::new();
+        while std::time::Instant::now() < until {
+            match generator
+                .next(&mut spec)
+                .await
+                .map_err(|e| anyhow::anyhow!("generator: {e}"))?
+            {
+                Some(k) => kept.push(k),
+                None => continue,
+            }
         }
-    }
-    let known = match (&catalogue, matrix::read_cache(&cache_path)) {
-        (Some(cat), Ok(Some(m))) => Some(KnownIndex::build(&m.observed, cat)),
-        (_, Err(e)) => {
-            eprintln!("error: the test262 matrix cache is unreadable: {e}");
-            None
-        }
-        _ => None,
-    };
-    if known.is_none() {
+        let first = generator.pool().len() - kept.len();
+        let tests: Vec<ConformTest> = kept
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| ConformTest {
+                name: format!("gen-s{}-{:05}.js", a.seed, first + i),
+                text: k.source.clone(),
+                script: Script::new(k.source),
+                expected: None,
+            })
+            .collect();
+        let c = generator.coverage();
         eprintln!(
-            "known vs new: no cached test262 matrix for these engines (run `doppel conform run <test262>/test --save-matrix` with the same engines)"
+            "round {round}: {} programs kept (pool {}), engine262 algorithms {}/{}, steps {}/{}, top-level steps {}/{}; judging",
+            tests.len(),
+            c.programs,
+            c.algorithms.0,
+            c.algorithms.1,
+            c.steps.0,
+            c.steps.1,
+            c.top_steps.0,
+            c.top_steps.1
+        );
+        if tests.is_empty() {
+            continue;
+        }
+        // Judging a round may run past the budget by the round's tests only.
+        let round_code = session.judge(tests, None).await?;
+        if round_code != ExitCode::SUCCESS {
+            code = round_code;
+        }
+    }
+    doppel_engines::Engine::shutdown(&mut spec).await;
+    let c = generator.coverage();
+    let stats = generator.stats();
+    if let Some(sx) = &c.syntax {
+        eprintln!(
+            "syntax coverage of the grammar seeds: {}/{} alternatives (oxc-accepted)",
+            sx.reached, sx.reachable
         );
     }
-    let mut summary = tally.summary(
-        config,
-        id.members.clone(),
-        id.missing.clone(),
-        &skipped,
-        catalogue.as_ref(),
+    eprintln!(
+        "generator: {} candidates, {} kept; by origin (candidates, kept): {}",
+        stats.candidates,
+        stats.kept,
+        stats
+            .by_origin
+            .iter()
+            .map(|(k, (n, m))| format!("{k} {n}/{m}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
-    let (groups, localizations) = group(&tally.observed, catalogue.as_ref(), known.as_ref(), 10);
-    summary.groups = groups;
-    summary.localizations = localizations;
-    if let Some(dir) = &out {
-        write_generated(dir, &tests, &tally)?;
+    if let Some(dir) = &a.out {
+        write_generated(
+            dir,
+            &session.tests,
+            &session.tally.lock().unwrap_or_else(|e| e.into_inner()),
+        )?;
     }
-    print_summary(&summary);
-    let stored = store.insert_run(&summary_run(&a.campaign, summary, &id)?).await;
-    match stored {
-        Ok(rid) => {
-            println!("summary stored as run {rid} (doppel show {rid}); doppel report draws the matrix and groups")
+    session.finish(None, Vec::new()).await?;
+    Ok(code)
+}
+
+/// One conformance campaign: the panel's identity, the store, the tally
+/// shared across rounds.
+struct Session {
+    campaign: Campaign,
+    id: doppel_conform::technique_campaign::PanelIdentity,
+    store: doppel_core::store::Store,
+    args: PanelArgs,
+    db: String,
+    tally: Arc<Mutex<Tally>>,
+    tests: Vec<ConformTest>,
+    stats: doppel_core::campaign::CampaignStats,
+}
+
+impl Session {
+    async fn open(a: &PanelArgs, source: TestSource, seed: u64, db: &str) -> anyhow::Result<Session> {
+        let engines = EnginesConfig::default();
+        let config = ConformConfig {
+            seed,
+            source,
+            panel: panel_config(a),
+        };
+        let tally = Arc::new(Mutex::new(Tally::default()));
+        let campaign = Campaign {
+            name: a.campaign.clone(),
+            config,
+            engines,
+            tally: tally.clone(),
+        };
+        let id = campaign.identity()?;
+        let mut families: Vec<_> = id.members.iter().map(|m| m.info.family).collect();
+        families.sort();
+        families.dedup();
+        eprintln!(
+            "conform: {} engines in {} families plus engine262 {}",
+            id.members.len(),
+            families.len(),
+            id.spec.version
+        );
+        for m in &id.missing {
+            eprintln!("left out: {} ({})", m.engine, m.reason);
         }
-        Err(e) => eprintln!("error: the summary was NOT STORED: {e:#}"),
+        Ok(Session {
+            campaign,
+            id,
+            store: open_store(db).await?,
+            args: a.clone(),
+            db: db.to_string(),
+            tally,
+            tests: Vec::new(),
+            stats: Default::default(),
+        })
     }
-    println!(
-        "{} tests stored, {} findings{}",
-        stats.runs,
-        stats.findings,
-        not_stored(stats.store_errors)
-    );
-    Ok(finish(&stats, "tests"))
+
+    /// Runs `tests` on the panel through the campaign runner.
+    async fn judge(&mut self, tests: Vec<ConformTest>, deadline: Option<Duration>) -> anyhow::Result<ExitCode> {
+        let a = &self.args;
+        let items: Vec<_> = tests.iter().cloned().map(|t| self.campaign.item(&self.id, t)).collect();
+        let mut runner = a.runner.clone();
+        if deadline.is_some() {
+            runner.deadline = deadline;
+        }
+        let options = runner.options(&a.campaign, a.jobs.max(1), a.resume, &self.db)?;
+        let bar = progress_bar(a.quiet, "tests");
+        let stats = doppel_core::campaign::run(
+            &self.campaign,
+            &items,
+            &self.store,
+            &options,
+            &on_progress(&bar, "tests"),
+        )
+        .await?;
+        bar.finish_and_clear();
+        let code = finish(&stats, "tests");
+        self.stats.runs += stats.runs;
+        self.stats.findings += stats.findings;
+        self.stats.store_errors += stats.store_errors;
+        self.tests.extend(tests);
+        Ok(code)
+    }
+
+    /// The summary: catalogue, matrix cache, known vs new, groups; printed and stored.
+    async fn finish(self, save_matrix: Option<String>, skipped: Vec<String>) -> anyhow::Result<()> {
+        let config = self.campaign.config.clone();
+        let engines = &self.campaign.engines;
+        let id = &self.id;
+        let tally = std::mem::take(&mut *self.tally.lock().unwrap_or_else(|e| e.into_inner()));
+        // The catalogue (coverage denominators and algorithm names) from a
+        // fresh panel: the campaign's panels are shut down.
+        let catalogue = if config.panel.coverage {
+            let mut p = Panel::new(&config.panel, engines)?;
+            let cat = p.catalogue().await.map_err(|e| eprintln!("no catalogue: {e}")).ok();
+            p.shutdown().await;
+            cat
+        } else {
+            None
+        };
+        let cache_path = matrix::cache_path(&engines.cache, &id.spec, &id.members);
+        if let (Some(suite), Some(_)) = (&save_matrix, &catalogue) {
+            let cache = MatrixCache {
+                suite: suite.clone(),
+                engines: std::iter::once(id.spec.clone())
+                    .chain(id.members.iter().map(|m| m.info.clone()))
+                    .collect(),
+                observed: tally.observed.clone(),
+            };
+            match matrix::write_cache(&cache_path, &cache) {
+                Ok(()) => eprintln!("test262 matrix cached: {}", cache_path.display()),
+                Err(e) => eprintln!("error: the matrix cache was not written: {e}"),
+            }
+        }
+        let known = match (&catalogue, matrix::read_cache(&cache_path)) {
+            (Some(cat), Ok(Some(m))) => Some(KnownIndex::build(&m.observed, cat)),
+            (_, Err(e)) => {
+                eprintln!("error: the test262 matrix cache is unreadable: {e}");
+                None
+            }
+            _ => None,
+        };
+        if known.is_none() {
+            eprintln!(
+                "known vs new: no cached test262 matrix for these engines (run `doppel conform run <test262>/test --save-matrix` with the same engines)"
+            );
+        }
+        let mut summary = tally.summary(
+            config,
+            id.members.clone(),
+            id.missing.clone(),
+            &skipped,
+            catalogue.as_ref(),
+        );
+        let (groups, localizations) = group(&tally.observed, catalogue.as_ref(), known.as_ref(), 10);
+        summary.groups = groups;
+        summary.localizations = localizations;
+        print_summary(&summary);
+        match self
+            .store
+            .insert_run(&summary_run(&self.args.campaign, summary, id)?)
+            .await
+        {
+            Ok(rid) => println!("summary stored as run {rid} (doppel show {rid})"),
+            Err(e) => eprintln!("error: the summary was NOT STORED: {e:#}"),
+        }
+        println!(
+            "{} tests stored, {} findings{}",
+            self.stats.runs,
+            self.stats.findings,
+            not_stored(self.stats.store_errors)
+        );
+        Ok(())
+    }
 }
