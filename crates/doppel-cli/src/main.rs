@@ -38,6 +38,8 @@ enum Command {
     Debuginfo(cmd::debuginfo::DebuginfoCmd),
     /// Test JavaScript engines against engine262 (JEST, ICSE 2021): generated programs (`doppel conform`) or given test262 tests (`doppel conform run`).
     Conform(cmd::conform::ConformCmd),
+    /// Root-cause a regression (Darwin, issue 16): the lines of P' (and P) to blame for a test P' fails, with witnesses, beside the diff and SBFL baselines; or every pair of a Codeflaws-layout corpus.
+    Localize(cmd::localize::LocalizeArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
     /// Draw divergent runs round robin over the classes (DBDB section 3.4).
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
             Command::Meta(a) => cmd::meta::run(a, &settings, &db).await,
             Command::Debuginfo(a) => cmd::debuginfo::run(a, &settings, &db).await,
             Command::Conform(a) => cmd::conform::run(a, &db).await,
+            Command::Localize(a) => cmd::localize::run(a, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,
             Command::Sample(a) => cmd::classes::sample(a, &db).await,
             Command::Show(a) => cmd::show::run(a, &db).await,

@@ -12,6 +12,7 @@ static TECHNIQUES: &[&dyn Technique] = &[
     &doppel_metamorphic::technique::Metamorphic,
     &doppel_debuginfo::technique::Debuginfo,
     &doppel_conform::technique::Conform,
+    &doppel_localize::technique::Localize,
 ];
 
 /// All registered techniques.

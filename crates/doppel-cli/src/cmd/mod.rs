@@ -3,6 +3,7 @@
 pub mod backends;
 pub mod bench;
 pub mod bench_engines;
+pub mod bench_fake;
 pub mod bench_runner;
 pub mod bench_scale;
 pub mod campaign;
@@ -12,6 +13,7 @@ pub mod conform_print;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;
+pub mod localize;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;
