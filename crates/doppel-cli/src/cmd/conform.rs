@@ -188,19 +188,27 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
     // A round generates for a sixth of the budget (at least 20 s), then judges.
     let slice = (a.budget / 6).max(Duration::from_secs(20));
     let mut round = 0;
+    let mut failures = 0;
     let mut code = ExitCode::SUCCESS;
     while std::time::Instant::now() < deadline {
         round += 1;
         let until = (std::time::Instant::now() + slice).min(deadline);
         let mut kept = Vec::new();
         while std::time::Instant::now() < until {
-            match generator
-                .next(&mut spec)
-                .await
-                .map_err(|e| anyhow::anyhow!("generator: {e}"))?
-            {
-                Some(k) => kept.push(k),
-                None => continue,
+            match generator.next(&mut spec).await {
+                Ok(Some(k)) => {
+                    failures = 0;
+                    kept.push(k)
+                }
+                Ok(None) => continue,
+                // engine262's catalogue or built-in walk did not finish
+                // (a loaded machine can push the walk past its timeout):
+                // the generator tries again on the next call, three times.
+                Err(e) if failures < 3 => {
+                    failures += 1;
+                    eprintln!("generator: {e}; retrying ({failures} of 3)");
+                }
+                Err(e) => anyhow::bail!("generator: {e} (after 3 retries)"),
             }
         }
         let first = generator.pool().len() - kept.len();
