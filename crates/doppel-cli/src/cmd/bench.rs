@@ -109,6 +109,10 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// Regression localization (issue 16): seconds per case (median, p90),
+    /// the solver's share of Darwin's time, and the concolic interpreter's
+    /// instructions per second, concretely and with shadow state.
+    Localize(super::bench_localize::BenchLocalizeArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -157,6 +161,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Localize(l) = a.what {
+        return super::bench_localize::run(l).await;
+    }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;
     }
