@@ -4,6 +4,8 @@
 //! protocol, no language and no technique; it holds the plain data that crosses
 //! layer boundaries and the services every technique shares.
 
+#![deny(missing_docs)]
+
 pub mod campaign;
 pub mod cgroup;
 pub mod model;

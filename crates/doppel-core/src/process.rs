@@ -534,8 +534,12 @@ pub struct Completed {
     /// limit, `SIGXFSZ` past the file-size limit, `SIGSEGV`, ...); `None`
     /// when it exited or timed out.
     pub signal: Option<i32>,
+    /// Standard output, decoded lossily as UTF-8 ([`run_limited`]: at most
+    /// `limits.file_size_bytes` bytes of it).
     pub stdout: String,
+    /// Standard error, decoded and truncated like `stdout`.
     pub stderr: String,
+    /// Whether the wall-clock timeout ran out (the process tree was killed).
     pub timed_out: bool,
 }
 
