@@ -127,6 +127,9 @@ fn main() -> ExitCode {
             Command::Bench(a) => cmd::bench::run(a, &settings).await,
         }
     });
+    // The program groups of the last program of each job (the keeper would
+    // remove them after exit; doing it here keeps a run's groups to its run).
+    doppel_core::process::kill_all_programs();
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -8,6 +8,7 @@
 
 pub mod campaign;
 pub mod cgroup;
+pub mod faults;
 pub mod model;
 pub mod partition;
 pub mod process;

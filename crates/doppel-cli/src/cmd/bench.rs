@@ -113,6 +113,10 @@ pub enum BenchWhat {
     /// the solver's share of Darwin's time, and the concolic interpreter's
     /// instructions per second, concretely and with shadow state.
     Localize(super::bench_localize::BenchLocalizeArgs),
+    /// Soak (issue 14): a long differential campaign on a C corpus with a
+    /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
+    /// and --resume): the fault suite's counts, peak RSS, open descriptors.
+    Soak(super::bench_soak::SoakArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -163,6 +167,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     if let BenchWhat::Localize(l) = a.what {
         return super::bench_localize::run(l).await;
+    }
+    if let BenchWhat::Soak(soak) = a.what {
+        return super::bench_soak::run(soak).await;
     }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;

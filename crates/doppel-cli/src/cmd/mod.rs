@@ -7,6 +7,7 @@ pub mod bench_fake;
 pub mod bench_localize;
 pub mod bench_runner;
 pub mod bench_scale;
+pub mod bench_soak;
 pub mod campaign;
 pub mod classes;
 pub mod debuginfo;
