@@ -11,9 +11,12 @@
 //! - [`seed_builtins`]: built-ins walked in engine262, calls of each; spec vocabulary.
 //! - [`mutate`]: the five mutators (§III-B, C), one file each.
 //! - [`pool`]: the coverage-guided [`Generator`] (§III-B).
+//! - [`inject`]: a program's final state in engine262 as labelled assertions (§III-D).
+//! - [`test262`]: test262-format emission, the harness script, per-engine verdicts.
 #![deny(missing_docs)]
 
 pub mod grammar;
+pub mod inject;
 pub mod mutate;
 pub mod pool;
 pub mod seed_builtins;
@@ -21,6 +24,7 @@ pub mod seed_check;
 pub mod seed_random;
 pub mod shortest;
 pub mod synth;
+pub mod test262;
 
 pub use grammar::{DEFAULT_GRAMMAR_PATH, Grammar, GrammarError};
 pub use pool::{CoverageFigures, Generator, GeneratorConfig, GeneratorStats, Kept, Origin};

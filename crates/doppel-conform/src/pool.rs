@@ -10,6 +10,10 @@
 //! 3. mutants: a mutator drawn uniformly from [`crate::mutate::registry`]
 //!    edits a pool program; this phase never ends.
 //!
+//! Mutants do not wait for the seeds to run out: once the pool holds a
+//! program, each candidate is a mutant with probability
+//! [`GeneratorConfig::mutation_share`] while seeds remain.
+//!
 //! A candidate enters the pool only when oxc accepts it, it is at most
 //! [`GeneratorConfig::max_len`] bytes, engine262 (with coverage) ends it
 //! normally or with an uncaught exception within [`GeneratorConfig::run`]'s
@@ -25,8 +29,8 @@ use std::sync::Arc;
 use doppel_engines::coverage::{Catalogue, CoverageUnion, ProgramCoverage};
 use doppel_engines::engine::engine262::Engine262;
 use doppel_engines::{EnginesConfig, Outcome, RunOptions, Script};
-use rand::SeedableRng;
 use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -55,13 +59,17 @@ pub struct GeneratorConfig {
     pub max_len: usize,
     /// Candidates one [`Generator::next`] call tries before returning `Ok(None)`.
     pub attempts_per_call: usize,
+    /// While seeds remain, the probability that a candidate is a mutant
+    /// (once the pool is non-empty); 0 runs all seeds first.
+    pub mutation_share: f64,
     /// Where engine262 is installed (its bundle's string constants feed the
     /// string mutator).
     pub engines: EnginesConfig,
 }
 
 impl Default for GeneratorConfig {
-    /// No grammar, built-ins on, 5 s per run, 4 KiB programs, 2,000 attempts per call.
+    /// No grammar, built-ins on, 5 s per run, 4 KiB programs, 2,000 attempts
+    /// per call, half of the candidates mutants while seeds remain.
     fn default() -> Self {
         GeneratorConfig {
             grammar: None,
@@ -70,6 +78,7 @@ impl Default for GeneratorConfig {
             run: RunOptions::default(),
             max_len: 4096,
             attempts_per_call: 2000,
+            mutation_share: 0.5,
             engines: EnginesConfig::default(),
         }
     }
@@ -260,10 +269,9 @@ impl Generator {
                     }
                 }
             }
-            let candidate = match self.queue.pop_front() {
-                Some(c) => Some(c),
-                None => self.mutant(),
-            };
+            let share = self.config.mutation_share.clamp(0.0, 1.0);
+            let mutate = self.queue.is_empty() || (!self.pool.is_empty() && self.rng.random_bool(share));
+            let candidate = if mutate { self.mutant() } else { self.queue.pop_front() };
             let Some((source, origin)) = candidate else {
                 self.stats.mutations_failed += 1;
                 if self.pool.is_empty() {

@@ -19,7 +19,7 @@
 //! value through `.call`, and arguments drawn from [`SEED_VALUES`].
 
 use doppel_engines::engine::engine262::Engine262;
-use doppel_engines::{EnginesConfig, Outcome, RunOptions, Script};
+use doppel_engines::{EnginesConfig, Outcome, RunOptions};
 use rand::Rng;
 use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
@@ -148,11 +148,49 @@ const ENUMERATE: &str = r#"(function () {
   print(JSON.stringify(out));
 })();"#;
 
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct Enumerated {
     builtins: Vec<Builtin>,
     keys: Vec<String>,
     symbols: Vec<String>,
+}
+
+/// The walk of engine262's realm, cached per engine262 version in the
+/// engines cache (`engine262-VERSION-builtins.json`): it is slow in
+/// coverage mode and its result depends only on the build.
+async fn walk(spec: &mut Engine262, cfg: &EnginesConfig) -> Result<Enumerated, String> {
+    use doppel_engines::Engine;
+    let cache = cfg
+        .cache
+        .join(format!("engine262-{}-builtins.json", spec.info().version));
+    if let Ok(text) = std::fs::read_to_string(&cache)
+        && let Ok(e) = serde_json::from_str::<Enumerated>(&text)
+    {
+        return Ok(e);
+    }
+    let opts = RunOptions {
+        timeout: std::time::Duration::from_secs(300),
+        output_cap: 4 << 20,
+    };
+    let r = spec.run_unchecked(ENUMERATE, &opts).await;
+    if r.outcome != Outcome::Normal || r.output_cut {
+        return Err(format!(
+            "engine262 built-in walk: {} (output cut: {})",
+            r.outcome.label(),
+            r.output_cut
+        ));
+    }
+    let e: Enumerated = serde_json::from_str(r.output.trim()).map_err(|e| format!("engine262 built-in walk: {e}"))?;
+    // Best effort: a cache that cannot be written is walked again next time.
+    if std::fs::create_dir_all(&cfg.cache).is_ok() {
+        let tmp = cache.with_extension(format!("{}.tmp", std::process::id()));
+        if let Ok(text) = serde_json::to_string(&e)
+            && std::fs::write(&tmp, text).is_ok()
+        {
+            let _ = std::fs::rename(&tmp, &cache);
+        }
+    }
+    Ok(e)
 }
 
 fn post_es2025(path: &str) -> bool {
@@ -160,27 +198,14 @@ fn post_es2025(path: &str) -> bool {
 }
 
 impl SpecVocabulary {
-    /// Walks engine262's realm (one program run) and reads its string
+    /// Walks engine262's realm (one program run, then cached) and reads its string
     /// constants from the installed bundle (`cfg`), adding the catalogue's
     /// algorithm names when `spec` runs with coverage.
     ///
     /// Errors: engine262 did not run the walk normally, or its output was
     /// not the expected JSON.
     pub async fn from_engine262(spec: &mut Engine262, cfg: &EnginesConfig) -> Result<SpecVocabulary, String> {
-        let opts = RunOptions {
-            timeout: std::time::Duration::from_secs(60),
-            output_cap: 4 << 20,
-        };
-        let (r, _) = spec.run_with_coverage(&Script::new(ENUMERATE), &opts).await;
-        if r.outcome != Outcome::Normal || r.output_cut {
-            return Err(format!(
-                "engine262 built-in walk: {} (output cut: {})",
-                r.outcome.label(),
-                r.output_cut
-            ));
-        }
-        let e: Enumerated =
-            serde_json::from_str(r.output.trim()).map_err(|e| format!("engine262 built-in walk: {e}"))?;
+        let e = walk(spec, cfg).await?;
         let builtins: Vec<Builtin> = e.builtins.into_iter().filter(|b| !post_es2025(&b.path)).collect();
         let mut strings: Vec<String> = Vec::new();
         let bundle = cfg

@@ -213,11 +213,18 @@ impl<'g> Shortest<'g> {
     /// shortest (optionals absent), except position `hole.0`, which gets
     /// `hole.1`; `None` when a symbol has no value yet or a lookahead fails.
     pub fn evaluate(&self, i: Instance, alt: &Alternative, hole: Option<(usize, &[String])>) -> Option<Vec<String>> {
+        match hole {
+            Some(h) => self.evaluate_holes(i, alt, &[h]),
+            None => self.evaluate_holes(i, alt, &[]),
+        }
+    }
+
+    /// [`Shortest::evaluate`] with several positions given (an optional
+    /// given a value is present).
+    pub fn evaluate_holes(&self, i: Instance, alt: &Alternative, holes: &[(usize, &[String])]) -> Option<Vec<String>> {
         let mut pieces: Vec<Vec<String>> = Vec::with_capacity(alt.symbols.len());
         for (k, s) in alt.symbols.iter().enumerate() {
-            if let Some((pos, tokens)) = hole
-                && pos == k
-            {
+            if let Some((_, tokens)) = holes.iter().find(|(pos, _)| *pos == k) {
                 pieces.push(tokens.to_vec());
                 continue;
             }
@@ -239,6 +246,42 @@ impl<'g> Shortest<'g> {
             return Some(if s.is_empty() { Vec::new() } else { vec![s] });
         }
         Some(tokens)
+    }
+
+    /// Other short strings of instance `i` besides its shortest: each enabled
+    /// alternative at its shortest, following single-nonterminal
+    /// alternatives down to `depth` levels; distinct, shortest first, at most `cap`.
+    pub fn variants(&self, i: Instance, depth: usize, cap: usize) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        self.collect_variants(i, depth, &mut out);
+        out.sort_by_key(|t| joined_len(t));
+        out.dedup();
+        out.truncate(cap);
+        out
+    }
+
+    fn collect_variants(&self, i: Instance, depth: usize, out: &mut Vec<Vec<String>>) {
+        if self.is_lexical(i) || out.len() > 64 {
+            return;
+        }
+        for alt in self.enabled(i) {
+            if let Some(t) = self.evaluate(i, alt, None)
+                && !out.contains(&t)
+            {
+                out.push(t);
+            }
+            let real: Vec<&Symbol> = alt
+                .symbols
+                .iter()
+                .filter(|s| !matches!(s, Symbol::Lookahead { .. } | Symbol::NoLineTerminator))
+                .collect();
+            if depth > 0
+                && let [Symbol::Nonterminal(r)] = real.as_slice()
+                && let Some(y) = self.resolve(i, r)
+            {
+                self.collect_variants(y, depth - 1, out);
+            }
+        }
     }
 
     /// The shortest tokens of one symbol inside instance `i` (optionals

@@ -28,6 +28,7 @@ async fn run(g: &mut Generator, spec: &mut Engine262, candidates: usize) -> Vec<
 fn config() -> GeneratorConfig {
     GeneratorConfig {
         attempts_per_call: 10,
+        mutation_share: 0.0,
         ..GeneratorConfig::default()
     }
 }
@@ -110,18 +111,41 @@ async fn the_pool_keeps_only_terminating_programs_that_add_coverage() {
 }
 
 #[tokio::test]
-async fn mutants_enter_the_pool_once_the_seeds_are_used_up() {
+async fn mutants_of_kept_programs_enter_the_pool_beside_the_seeds() {
     let mut spec = engine262();
     let mut g = Generator::new(
         GeneratorConfig {
-            builtins: false,
-            attempts_per_call: 30,
+            attempts_per_call: 10,
+            mutation_share: 0.5,
             ..GeneratorConfig::default()
+        },
+        5,
+    )
+    .unwrap();
+    let kept = run(&mut g, &mut spec, 60).await;
+    let by = &g.stats().by_origin;
+    let mutants: usize = by
+        .iter()
+        .filter(|(o, _)| *o != "builtin")
+        .map(|(_, (tried, _))| tried)
+        .sum();
+    assert!(mutants > 10, "about half the candidates are mutants: {by:?}");
+    for (i, k) in kept.iter().enumerate() {
+        if let Origin::Mutant { parent, mutator, .. } = &k.origin {
+            assert!(*parent < i, "a mutant's parent was kept before it");
+            assert_ne!(k.source, kept[*parent].source, "{mutator}");
+        }
+    }
+
+    // Without seeds nothing can be mutated: a clear `None`, not a hang.
+    let mut empty = Generator::new(
+        GeneratorConfig {
+            builtins: false,
+            ..config()
         },
         3,
     )
     .unwrap();
-    // Without seeds nothing can be mutated: a clear `None`, not a hang.
-    assert_eq!(g.next(&mut spec).await.unwrap(), None);
-    assert_eq!(g.stats().candidates, 0);
+    assert_eq!(empty.next(&mut spec).await.unwrap(), None);
+    assert_eq!(empty.stats().candidates, 0);
 }
