@@ -62,6 +62,8 @@ fn csmith(seed: u64) -> String {
         .arg(seed.to_string())
         .args(["--max-funcs", "1", "--max-block-depth", "2", "-o"])
         .arg(&f)
+        // csmith writes platform.info into its working directory.
+        .current_dir(dir.path())
         .status()
         .expect("csmith runs (scripts/deps/apt.txt)");
     assert!(status.success());

@@ -128,6 +128,14 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 120)]
         old_budget_s: u64,
     },
+    /// Regression localization (issue 16): seconds per case (median, p90),
+    /// the solver's share of Darwin's time, and the concolic interpreter's
+    /// instructions per second, concretely and with shadow state.
+    Localize(super::bench_localize::BenchLocalizeArgs),
+    /// Soak (issue 14): a long differential campaign on a C corpus with a
+    /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
+    /// and --resume): the fault suite's counts, peak RSS, open descriptors.
+    Soak(super::bench_soak::SoakArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -176,6 +184,12 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Localize(l) = a.what {
+        return super::bench_localize::run(l).await;
+    }
+    if let BenchWhat::Soak(soak) = a.what {
+        return super::bench_soak::run(soak).await;
+    }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;
     }

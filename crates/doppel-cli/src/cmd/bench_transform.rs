@@ -144,6 +144,8 @@ fn csmith(seed: u64) -> anyhow::Result<String> {
         .arg(seed.to_string())
         .arg("-o")
         .arg(&f)
+        // csmith writes platform.info into its working directory.
+        .current_dir(dir.path())
         .output()
         .map_err(|e| anyhow::anyhow!("csmith could not run (Debian package csmith): {e}"))?;
     anyhow::ensure!(
