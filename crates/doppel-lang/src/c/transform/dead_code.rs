@@ -4,7 +4,7 @@
 //! Lines after the insertion move down by one.
 
 use super::scope::{self, Variable};
-use super::{Attempt, ancestors, broken, parse, pos, text, try_candidates};
+use super::{Attempt, broken, parse, pos, text, try_candidates};
 use crate::c::assignment::DefiniteAssignment;
 use crate::edit::{Pos, SourceEdit};
 use crate::transform::{ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed};
@@ -46,13 +46,22 @@ pub(crate) struct InsertionPoint<'t> {
 /// Statements that are direct children of a function's block (or a nested
 /// block), begin their line, and are not labels, `case`s, directives or
 /// inside preprocessor constructs.
-pub(crate) fn insertion_points<'t>(src: &str, root: Node<'t>) -> Vec<InsertionPoint<'t>> {
+pub(crate) fn insertion_points<'t>(
+    src: &str,
+    index: &scope::ScopeIndex<'t>,
+    root: Node<'t>,
+) -> Vec<InsertionPoint<'t>> {
     let mut out = Vec::new();
     for block in super::descendants(root) {
-        if block.kind() != "compound_statement"
-            || !block.parent().is_some_and(|p| BLOCK_PARENTS.contains(&p.kind()))
-            || !ancestors(block).any(|a| a.kind() == "function_definition")
-            || ancestors(block).any(|a| a.kind().starts_with("preproc") || a.kind() == "parenthesized_expression")
+        if block.kind() != "compound_statement" {
+            continue;
+        }
+        let up = index.ancestors(block);
+        if !up.first().is_some_and(|p| BLOCK_PARENTS.contains(&p.kind()))
+            || !up.iter().any(|a| a.kind() == "function_definition")
+            || up
+                .iter()
+                .any(|a| a.kind().starts_with("preproc") || a.kind() == "parenthesized_expression")
         {
             continue;
         }
@@ -99,18 +108,20 @@ pub(crate) fn insert_statement(
     let tree = parse(src).ok_or_else(|| Skip::new(kind, "tree-sitter could not parse the program"))?;
     broken(kind, &tree)?;
     let mut candidates = Vec::new();
-    let points = insertion_points(src, tree.root_node());
+    let index = scope::ScopeIndex::new(src, tree.root_node(), input.scope_indexing);
+    let points = insertion_points(src, &index, tree.root_node());
     if points.is_empty() {
         return Err(Skip::new(kind, "no statement in a function body begins a line"));
     }
     let assignment = reads.then(|| DefiniteAssignment::analyze(src));
-    let index = scope::ScopeIndex::new(src, tree.root_node(), input.scope_indexing);
     let lines = crate::edit::LineIndex::new(src);
     for p in points {
         let mut vars: Vec<Variable> = index.used_visible_at(p.stmt).into_iter().filter(usable).collect();
         if let Some(da) = &assignment {
             let at = lines.pos(src, p.stmt.start_byte());
-            let unassigned = ancestors(p.stmt)
+            let unassigned = index
+                .ancestors(p.stmt)
+                .into_iter()
                 .find(|a| a.kind() == "function_definition")
                 .and_then(|f| f.child_by_field_name("declarator"))
                 .and_then(scope::declarator_name)

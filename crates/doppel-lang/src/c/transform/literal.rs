@@ -13,7 +13,7 @@
 //! one line: columns after it on that line shift.
 
 use super::scope::{self, macro_names};
-use super::{Attempt, ancestors, broken, descendants, on_directive_line, parse, pos, text, try_candidates};
+use super::{Attempt, broken, descendants, on_directive_line, parse, pos, text, try_candidates};
 use crate::edit::SourceEdit;
 use crate::transform::{ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed};
 use rand::Rng as _;
@@ -58,17 +58,18 @@ fn decimal_value(t: &str) -> Option<u64> {
 }
 
 /// Whether a literal may be touched at all.
-fn allowed_place(src: &str, lit: Node<'_>, fn_macros: &HashSet<String>) -> bool {
+fn allowed_place<'t>(src: &str, ix: &scope::ScopeIndex<'t>, lit: Node<'t>, fn_macros: &HashSet<String>) -> bool {
     if on_directive_line(src, lit.start_byte()) {
         return false;
     }
     let mut child = lit;
-    for a in ancestors(lit) {
+    let up = ix.ancestors(lit);
+    for (i, &a) in up.iter().enumerate() {
         if FORBIDDEN_ANCESTORS.contains(&a.kind()) {
             return false;
         }
         // An array size inside a parameter declaration.
-        if a.kind() == "array_declarator" && ancestors(a).any(|b| b.kind() == "parameter_declaration") {
+        if a.kind() == "array_declarator" && up[i + 1..].iter().any(|b| b.kind() == "parameter_declaration") {
             return false;
         }
         // An argument of a function-like macro, of `assert`, or of an
@@ -94,9 +95,9 @@ fn allowed_place(src: &str, lit: Node<'_>, fn_macros: &HashSet<String>) -> bool 
 
 /// For `true`/`false`: the statement whose scope applies, when the literal
 /// is in a function body and not in a constant-expression context.
-fn boolean_statement<'t>(src: &str, lit: Node<'t>) -> Option<Node<'t>> {
+fn boolean_statement<'t>(src: &str, ix: &scope::ScopeIndex<'t>, lit: Node<'t>) -> Option<Node<'t>> {
     let mut stmt = None;
-    for a in ancestors(lit) {
+    for a in ix.ancestors(lit) {
         if CONSTANT_CONTEXTS.contains(&a.kind()) {
             return None;
         }
@@ -109,7 +110,7 @@ fn boolean_statement<'t>(src: &str, lit: Node<'t>) -> Option<Node<'t>> {
                 return None;
             }
         }
-        if stmt.is_none() && a.parent().is_some_and(|p| p.kind() == "compound_statement") {
+        if stmt.is_none() && ix.parent(a).is_some_and(|p| p.kind() == "compound_statement") {
             stmt = Some(a);
         }
         if a.kind() == "function_definition" {
@@ -155,14 +156,14 @@ impl ProgramTransformation for LiteralToExpression {
             match n.kind() {
                 "number_literal" => {
                     if let Some(v) = decimal_value(text(n, src))
-                        && allowed_place(src, n, &fn_macros)
+                        && allowed_place(src, &index, n, &fn_macros)
                     {
                         candidates.push(Candidate::Integer(n, v));
                     }
                 }
                 k @ ("true" | "false") if !macros.contains(k) => {
-                    if allowed_place(src, n, &fn_macros)
-                        && let Some(stmt) = boolean_statement(src, n)
+                    if allowed_place(src, &index, n, &fn_macros)
+                        && let Some(stmt) = boolean_statement(src, &index, n)
                     {
                         let vars: Vec<String> = index
                             .used_visible_at(stmt)

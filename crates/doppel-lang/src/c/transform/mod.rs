@@ -167,6 +167,40 @@ pub(crate) fn ancestors(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     std::iter::successors(node.parent(), |n| n.parent())
 }
 
+/// Every node's parent, from one walk of the tree. tree-sitter's
+/// `Node::parent` searches down from the root each time, past every earlier
+/// sibling on the way (all earlier top-level items of a large file), so
+/// asking it for every statement or literal of a program is quadratic.
+pub(crate) struct Parents<'t> {
+    map: std::collections::HashMap<usize, Node<'t>>,
+}
+
+impl<'t> Parents<'t> {
+    /// Walks the tree under `root` once.
+    pub(crate) fn new(root: Node<'t>) -> Self {
+        let mut map = std::collections::HashMap::new();
+        let mut stack = vec![root];
+        let mut cursor = root.walk();
+        while let Some(n) = stack.pop() {
+            for c in n.children(&mut cursor) {
+                map.insert(c.id(), n);
+                stack.push(c);
+            }
+        }
+        Self { map }
+    }
+
+    /// The parent of `node` (`None` for the root).
+    pub(crate) fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.map.get(&node.id()).copied()
+    }
+
+    /// The ancestors of `node`, nearest first (as [`ancestors`]).
+    pub(crate) fn ancestors(&self, node: Node<'t>) -> impl Iterator<Item = Node<'t>> + '_ {
+        std::iter::successors(self.parent(node), |n| self.parent(*n))
+    }
+}
+
 /// Whether byte `at` lies on a preprocessor directive's logical line (a line
 /// whose first token is `#`, or a backslash continuation of one).
 pub(crate) fn on_directive_line(src: &str, at: usize) -> bool {

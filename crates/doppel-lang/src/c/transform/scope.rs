@@ -106,6 +106,8 @@ pub struct ScopeIndex<'t> {
     /// Function definition node id -> the file-scope variables declared
     /// before it, as [`visible_at`] appends them.
     file_scope: RefCell<HashMap<usize, Vec<Variable>>>,
+    /// Every node's parent (`Node::parent` is linear in the earlier siblings).
+    parents: Option<super::Parents<'t>>,
 }
 
 impl<'t> ScopeIndex<'t> {
@@ -121,8 +123,10 @@ impl<'t> ScopeIndex<'t> {
             typedefs: HashMap::new(),
             records: RefCell::new(HashMap::new()),
             file_scope: RefCell::new(HashMap::new()),
+            parents: None,
         };
         if indexing == ScopeIndexing::PerProgram {
+            ix.parents = Some(super::Parents::new(root));
             ix.uses = identifier_counts(root, src);
             ix.macros = macro_names(src, root);
             let mut cursor = root.walk();
@@ -143,6 +147,22 @@ impl<'t> ScopeIndex<'t> {
 
     fn indexed(&self) -> bool {
         self.indexing == ScopeIndexing::PerProgram
+    }
+
+    /// The parent of `node`.
+    pub(crate) fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        match &self.parents {
+            Some(p) => p.parent(node),
+            None => node.parent(),
+        }
+    }
+
+    /// The ancestors of `node`, nearest first.
+    pub(crate) fn ancestors(&self, node: Node<'t>) -> Vec<Node<'t>> {
+        match &self.parents {
+            Some(p) => p.ancestors(node).collect(),
+            None => ancestors(node).collect(),
+        }
     }
 
     /// How many identifiers named `name` the program has outside `sizeof`.
@@ -173,7 +193,7 @@ impl<'t> ScopeIndex<'t> {
         let mut found: Vec<Variable> = Vec::new();
         let mut child = stmt;
         let mut in_function = false;
-        for p in ancestors(stmt) {
+        for p in self.ancestors(stmt) {
             match p.kind() {
                 "compound_statement" => {
                     let mut cursor = p.walk();
@@ -211,7 +231,7 @@ impl<'t> ScopeIndex<'t> {
                             }
                         }
                     }
-                    if p.parent().is_some_and(|u| u.kind() == "translation_unit") {
+                    if self.parent(p).is_some_and(|u| u.kind() == "translation_unit") {
                         found.extend(self.file_scope_before(p));
                     }
                     break;
