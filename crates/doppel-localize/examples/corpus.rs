@@ -25,6 +25,23 @@ fn out_dir() -> PathBuf {
 
 async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
     use std::io::Write as _;
+    // `DOPPEL_LOCALIZE_ONLY=name,name`: only these cases (a quick look at a
+    // few), written under the label `<label>-only`.
+    let only: Option<Vec<String>> = std::env::var("DOPPEL_LOCALIZE_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let selected: Vec<codeflaws::RegressionPair>;
+    let (label, pairs) = match &only {
+        Some(names) => {
+            selected = pairs
+                .iter()
+                .filter(|p| names.iter().any(|n| p.name.starts_with(n.as_str())))
+                .cloned()
+                .collect();
+            (format!("{label}-only"), &selected[..])
+        }
+        None => (label.to_string(), pairs),
+    };
     let mut results = Vec::new();
     // One JSON line per finished case, so an interrupted run still counts.
     let mut lines = std::fs::File::create(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();

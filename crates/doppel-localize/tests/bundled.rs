@@ -62,7 +62,10 @@ async fn baselines_on_the_bundled_orrn_pair() {
     assert!(get("sbfl-tarantula-line").1.unwrap().hit);
     let (darwin, m) = get("darwin");
     assert!(m.unwrap().hit, "{darwin:?}");
-    assert!(darwin.entries.len() <= 2);
+    // The changed condition (P:9, a successful witness) first; the
+    // predicate at `positives++` (P:10) and P':9 follow.
+    assert_eq!(m.unwrap().first_rank, Some(1.0), "{darwin:?}");
+    assert!(darwin.entries.len() <= 3, "{darwin:?}");
 }
 
 #[tokio::test]
