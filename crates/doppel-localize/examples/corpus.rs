@@ -121,11 +121,36 @@ fn summarize_a_partial_run() {
             .map(|l| serde_json::from_str(&l.replace("\"score\":null", "\"score\":1e308")).unwrap())
             .collect();
     assert!(!results.is_empty());
+    // `DOPPEL_LOCALIZE_RERANK=N`: Darwin's report rebuilt from the stored
+    // causes with the current ranking, at most N lines (0: all), and measured
+    // again: the causes do not depend on the ranking, so a run's causes
+    // measure every ranking.
+    let results = match std::env::var("DOPPEL_LOCALIZE_RERANK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => results.into_iter().map(|r| rerank(r, n)).collect(),
+        None => results,
+    };
     std::fs::write(
         out_dir().join(format!("localize-{label}.md")),
         summary::markdown(&results),
     )
     .unwrap();
+}
+
+fn rerank(mut r: doppel_localize::case::CaseResult, lines: usize) -> doppel_localize::case::CaseResult {
+    let Some(d) = r.darwin.as_mut() else { return r };
+    d.report = doppel_localize::darwin::rank(&d.causes, lines);
+    for (report, m) in r.reports.iter_mut() {
+        if report.technique == "darwin" {
+            *report = d.report.clone();
+            if m.is_some() {
+                *m = Some(report.measure(&r.truth));
+            }
+        }
+    }
+    r
 }
 
 #[tokio::main]

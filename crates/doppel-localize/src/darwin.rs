@@ -12,7 +12,7 @@
 //! timeout) discards unsatisfiable deviations. Slicing and concretization
 //! are the solver's: bytes the query does not constrain keep t's values
 //! (a model only changes the bytes it names). Every alternate input t' is
-//! validated by concrete runs of P and P': P's user-branch sequence must be
+//! validated by concrete runs of P and P': P's own branch sequence must be
 //! t's, P''s must differ; t' is *successful* when P and P' then agree
 //! (Codeflaws' comparison), and successful lines rank first, then earlier
 //! deviations.
@@ -59,6 +59,8 @@ pub struct DarwinConfig {
     /// Timeout of a full query in the long-lived incremental solver; a query
     /// it cannot decide goes to a fresh z3 process (`query_timeout`).
     pub incremental_timeout: Duration,
+    /// Lines in the report (the best ranked; 0: all).
+    pub report_lines: usize,
 }
 
 impl Default for DarwinConfig {
@@ -75,6 +77,7 @@ impl Default for DarwinConfig {
             predicates: true,
             peers: 4,
             incremental_timeout: Duration::from_millis(300),
+            report_lines: 5,
         }
     }
 }
@@ -225,9 +228,20 @@ fn config(input: &[u8], symbolic: bool, source: &str, cfg: &DarwinConfig) -> Run
     }
 }
 
-/// The user-branch sequence of a run: (offset, direction).
+/// The user-branch sequence of a run: (offset, direction), virtual
+/// branches (predicates) included.
 fn user_path(r: &Run) -> Vec<(u32, u32)> {
     r.branches.iter().map(|b| (b.offset, b.taken)).collect()
+}
+
+/// The program's own branches of a run (no predicates): the path the base
+/// program must keep on an alternate input.
+fn real_path(r: &Run) -> Vec<(u32, u32)> {
+    r.branches
+        .iter()
+        .filter(|b| !matches!(b.kind, BranchKind::Predicate(_)))
+        .map(|b| (b.offset, b.taken))
+        .collect()
 }
 
 fn run_problem(r: &Run) -> Option<DarwinOutcome> {
@@ -434,7 +448,7 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
     let start = Instant::now();
     let mut stats = DarwinStats::default();
     let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
-        let report = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c))));
+        let report = rank(&causes, cfg.report_lines);
         DarwinResult {
             outcome,
             causes,
@@ -533,7 +547,7 @@ fn deviate(
         .count();
     let mut arena = dev.arena.clone();
     let (mut full, mut pre) = sessions(base, dev, &arena, 0, vars)?;
-    let base_user = user_path(base);
+    let base_user = real_path(base);
     let dev_user = user_path(dev);
     let mut tried: BTreeMap<u32, usize> = BTreeMap::new();
     let last = *user.keys().next_back().unwrap_or(&0);
@@ -691,8 +705,14 @@ fn query(
 /// every deviation unsatisfiable. Without them a model may leave the path
 /// through such a lookup; the concrete validation of every alternate input
 /// rejects those.
+///
+/// Virtual branches (predicates) are deviation targets only, never part of
+/// f or of the prefix ψ1..ψi: as constraints they pin the values they
+/// compare (`x != y` at every assignment of a loop), which made deviations
+/// at real branches unsatisfiable that were satisfiable without them
+/// (252-A, 218-A). So predicates only add root-cause candidates.
 fn kept(c: &doppel_concolic::PathConstraint) -> bool {
-    matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { .. })
+    matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { kind } if !matches!(kind, BranchKind::Predicate(_)))
 }
 
 /// Concrete runs of both programs on `t2`: the base program must follow
@@ -710,7 +730,7 @@ fn validate(
     if run_problem(&b).is_some() || run_problem(&d).is_some() {
         return None;
     }
-    if user_path(&b) != base_user || user_path(&d) == dev_user {
+    if real_path(&b) != base_user || user_path(&d) == dev_user {
         return None;
     }
     let (p_out, q_out) = if base_prog.side == Side::Reference {
@@ -726,15 +746,28 @@ fn validate(
     })
 }
 
-/// A root cause's rank score (higher first): witnesses on which P and P'
-/// agree first (the paper's ranking by agreement of outputs), then earlier
+/// A root cause's rank score (higher first): the program's own branches
+/// before virtual ones (predicates reach every assignment a wrong value
+/// flows through; measured on Codeflaws, docs/results/localize.md), then
+/// witnesses on which P and P' agree (the paper's ranking by agreement of
+/// outputs), then earlier
 /// deviations (the fraction of the deviating run's path condition before
 /// the branch): an assignment's wrong value reaches later predicates too,
 /// and the first place the runs can part is nearest its cause.
 pub fn score(c: &RootCause) -> f64 {
     let (j, n) = c.position;
     let early = if n == 0 { 0.0 } else { 1.0 - j as f64 / n as f64 };
-    (if c.witness.successful { 2.0 } else { 0.0 }) + early
+    (if c.predicate { 0.0 } else { 4.0 }) + (if c.witness.successful { 2.0 } else { 0.0 }) + early
+}
+
+/// Darwin's report of `causes`: ranked by [`score`], at most `max_lines`
+/// lines (0: all; every cause stays in [`DarwinResult::causes`]).
+pub fn rank(causes: &[RootCause], max_lines: usize) -> Report {
+    let mut r = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c))));
+    if max_lines > 0 {
+        r.entries.truncate(max_lines);
+    }
+    r
 }
 
 /// The set of lines a result reports, for tests and summaries.
