@@ -36,6 +36,8 @@ enum Command {
     Meta(cmd::meta::MetaArgs),
     /// Validate the debug information of optimized code (PLDI'20): actionable programs, -O0 references, GDB and LLDB on -O1..-Os builds.
     Debuginfo(cmd::debuginfo::DebuginfoCmd),
+    /// Root-cause a regression (Darwin, issue 16): the lines of P' (and P) to blame for a test P' fails, with witnesses, beside the diff and SBFL baselines; or every pair of a Codeflaws-layout corpus.
+    Localize(cmd::localize::LocalizeArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
     Classes(cmd::classes::ClassesArgs),
     /// Draw divergent runs round robin over the classes (DBDB section 3.4).
@@ -112,6 +114,7 @@ fn main() -> ExitCode {
             Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
             Command::Meta(a) => cmd::meta::run(a, &settings, &db).await,
             Command::Debuginfo(a) => cmd::debuginfo::run(a, &settings, &db).await,
+            Command::Localize(a) => cmd::localize::run(a, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,
             Command::Sample(a) => cmd::classes::sample(a, &db).await,
             Command::Show(a) => cmd::show::run(a, &db).await,
@@ -124,6 +127,9 @@ fn main() -> ExitCode {
             Command::Bench(a) => cmd::bench::run(a, &settings).await,
         }
     });
+    // The program groups of the last program of each job (the keeper would
+    // remove them after exit; doing it here keeps a run's groups to its run).
+    doppel_core::process::kill_all_programs();
     match result {
         Ok(code) => code,
         Err(e) => {

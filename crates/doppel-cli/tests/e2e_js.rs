@@ -97,7 +97,7 @@ async fn node_and_chromium_differential_runs_are_stored_shown_reproduced_and_rep
     let r = doppel(&db).args(["repro", &id, "--out"]).arg(&repro).output().unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let cdp = std::process::Command::new("timeout")
-        .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
+        .args(["60", "node", "repro-cdp.mjs"])
         .current_dir(&repro)
         .output()
         .unwrap();

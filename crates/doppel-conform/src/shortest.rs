@@ -9,6 +9,7 @@
 //! code points (lexical) that follow inside the alternative.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use crate::grammar::{Alternative, ArgKind, Grammar, NonterminalRef, Symbol};
 
@@ -31,7 +32,17 @@ pub struct Shortest<'g> {
     grammar: &'g Grammar,
     /// Every instance reachable from the goals (through any symbol).
     pub reachable: BTreeSet<Instance>,
-    values: BTreeMap<Instance, Vec<String>>,
+    values: Arc<BTreeMap<Instance, Vec<String>>>,
+}
+
+/// The grammar-independent result of [`Shortest::compute`], to keep beside
+/// an owned grammar and view again with [`Shortest::from_parts`] (values are
+/// shared, not copied).
+#[derive(Debug, Clone)]
+pub struct ShortestParts {
+    /// As [`Shortest::reachable`].
+    pub reachable: BTreeSet<Instance>,
+    values: Arc<BTreeMap<Instance, Vec<String>>>,
 }
 
 /// The length of tokens joined by single spaces.
@@ -54,7 +65,7 @@ impl<'g> Shortest<'g> {
         let mut s = Shortest {
             grammar,
             reachable: BTreeSet::new(),
-            values: BTreeMap::new(),
+            values: Arc::new(BTreeMap::new()),
         };
         // Reachability and the reverse dependency edges.
         let mut users: BTreeMap<Instance, BTreeSet<Instance>> = BTreeMap::new();
@@ -82,7 +93,8 @@ impl<'g> Shortest<'g> {
             let Some(best) = best else { continue };
             let better = s.values.get(&i).is_none_or(|old| joined_len(&best) < joined_len(old));
             if better {
-                s.values.insert(i, best);
+                // The only reference while computing: no copy.
+                Arc::make_mut(&mut s.values).insert(i, best);
                 for u in users.get(&i).into_iter().flatten() {
                     if queued.insert(*u) {
                         work.push_back(*u);
@@ -91,6 +103,23 @@ impl<'g> Shortest<'g> {
             }
         }
         Ok(s)
+    }
+
+    /// The result without the grammar borrow (shares the values).
+    pub fn parts(&self) -> ShortestParts {
+        ShortestParts {
+            reachable: self.reachable.clone(),
+            values: Arc::clone(&self.values),
+        }
+    }
+
+    /// A view of `parts` (from [`Shortest::parts`] on the same grammar) over `grammar`.
+    pub fn from_parts(grammar: &'g Grammar, parts: &ShortestParts) -> Shortest<'g> {
+        Shortest {
+            grammar,
+            reachable: parts.reachable.clone(),
+            values: Arc::clone(&parts.values),
+        }
     }
 
     /// The grammar.
@@ -184,11 +213,18 @@ impl<'g> Shortest<'g> {
     /// shortest (optionals absent), except position `hole.0`, which gets
     /// `hole.1`; `None` when a symbol has no value yet or a lookahead fails.
     pub fn evaluate(&self, i: Instance, alt: &Alternative, hole: Option<(usize, &[String])>) -> Option<Vec<String>> {
+        match hole {
+            Some(h) => self.evaluate_holes(i, alt, &[h]),
+            None => self.evaluate_holes(i, alt, &[]),
+        }
+    }
+
+    /// [`Shortest::evaluate`] with several positions given (an optional
+    /// given a value is present).
+    pub fn evaluate_holes(&self, i: Instance, alt: &Alternative, holes: &[(usize, &[String])]) -> Option<Vec<String>> {
         let mut pieces: Vec<Vec<String>> = Vec::with_capacity(alt.symbols.len());
         for (k, s) in alt.symbols.iter().enumerate() {
-            if let Some((pos, tokens)) = hole
-                && pos == k
-            {
+            if let Some((_, tokens)) = holes.iter().find(|(pos, _)| *pos == k) {
                 pieces.push(tokens.to_vec());
                 continue;
             }
@@ -212,7 +248,45 @@ impl<'g> Shortest<'g> {
         Some(tokens)
     }
 
-    fn symbol_value(&self, i: Instance, s: &Symbol) -> Option<Vec<String>> {
+    /// Other short strings of instance `i` besides its shortest: each enabled
+    /// alternative at its shortest, following single-nonterminal
+    /// alternatives down to `depth` levels; distinct, shortest first, at most `cap`.
+    pub fn variants(&self, i: Instance, depth: usize, cap: usize) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        self.collect_variants(i, depth, &mut out);
+        out.sort_by_key(|t| joined_len(t));
+        out.dedup();
+        out.truncate(cap);
+        out
+    }
+
+    fn collect_variants(&self, i: Instance, depth: usize, out: &mut Vec<Vec<String>>) {
+        if self.is_lexical(i) || out.len() > 64 {
+            return;
+        }
+        for alt in self.enabled(i) {
+            if let Some(t) = self.evaluate(i, alt, None)
+                && !out.contains(&t)
+            {
+                out.push(t);
+            }
+            let real: Vec<&Symbol> = alt
+                .symbols
+                .iter()
+                .filter(|s| !matches!(s, Symbol::Lookahead { .. } | Symbol::NoLineTerminator))
+                .collect();
+            if depth > 0
+                && let [Symbol::Nonterminal(r)] = real.as_slice()
+                && let Some(y) = self.resolve(i, r)
+            {
+                self.collect_variants(y, depth - 1, out);
+            }
+        }
+    }
+
+    /// The shortest tokens of one symbol inside instance `i` (optionals
+    /// and lookaheads empty); `None` when it derives nothing.
+    pub fn symbol_value(&self, i: Instance, s: &Symbol) -> Option<Vec<String>> {
         match s {
             Symbol::Terminal(t) => Some(vec![t.clone()]),
             Symbol::Nonterminal(r) => self.values.get(&self.resolve(i, r)?).cloned(),

@@ -71,8 +71,24 @@ struct Context {
 }
 
 /// Synthesizes one program per reachable syntactic alternative from `goal`
-/// (`Script` or `Module`). Errors name an unknown goal.
+/// (`Script` or `Module`), by the grammar alone. Errors name an unknown goal.
 pub fn synthesize(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
+    synthesize_accepted(grammar, goal, &|_| true)
+}
+
+/// [`synthesize`] keeping only programs oxc accepts as a Script, without
+/// syntax or early errors ([`crate::seed_check::oxc_check`]; JEST §III-A);
+/// a rejected program is retried in other contexts and instances. The
+/// coverage is then JEST's figure: alternatives with an accepted program
+/// over reachable alternatives.
+pub fn synthesize_checked(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
+    synthesize_accepted(grammar, goal, &|p| crate::seed_check::oxc_check(p).is_ok())
+}
+
+/// [`synthesize`] keeping only programs `accept` takes; a rejected program
+/// is retried in other contexts (parent edges, depth first, within the
+/// budget) and other instances of its production.
+pub fn synthesize_accepted(grammar: &Grammar, goal: &str, accept: &dyn Fn(&str) -> bool) -> Result<Synthesis, String> {
     let shortest = Shortest::compute(grammar, &[goal])?;
     let root = Instance {
         production: grammar.index_of(goal).expect("checked by compute"),
@@ -101,7 +117,7 @@ pub fn synthesize(grammar: &Grammar, goal: &str) -> Result<Synthesis, String> {
         let built = syntactic
             .iter()
             .filter(|i| i.production == p && shortest.is_enabled(**i, &grammar.productions[p].alternatives[a]))
-            .find_map(|i| build(&shortest, &parents, root, *i, a).map(|prog| (*i, prog)));
+            .find_map(|i| build(&shortest, &parents, root, *i, a, accept).map(|prog| (*i, prog)));
         if let Some((i, tokens)) = built {
             reached.insert((p, a));
             seeds.push(Seed {
@@ -238,14 +254,69 @@ const BUDGET: usize = 4000;
 /// The program for alternative `a` of `i`: the alternative at its shortest,
 /// wrapped in a context up to the goal (the shortest first; on a lookahead
 /// failure, other parent edges, depth first, within [`BUDGET`]).
-fn build(s: &Shortest<'_>, parents: &Parents, root: Instance, i: Instance, a: usize) -> Option<Vec<String>> {
+fn build(
+    s: &Shortest<'_>,
+    parents: &Parents,
+    root: Instance,
+    i: Instance,
+    a: usize,
+    accept: &dyn Fn(&str) -> bool,
+) -> Option<Vec<String>> {
     let g = s.grammar();
-    let tokens = s.evaluate(i, &g.productions[i.production].alternatives[a], None)?;
-    let mut budget = BUDGET;
-    let mut path = BTreeSet::from([i]);
-    wrap(s, parents, root, i, tokens, &mut path, &mut budget)
+    let alt = &g.productions[i.production].alternatives[a];
+    // Each form of the alternative gets its own search budget.
+    for tokens in alternative_variants(s, i, alt, None) {
+        let mut budget = BUDGET;
+        let mut path = BTreeSet::from([i]);
+        if let Some(done) = wrap(s, parents, root, i, tokens, &mut path, &mut budget, accept) {
+            return Some(done);
+        }
+    }
+    None
 }
 
+/// How many other strings of a symbol [`alternative_variants`] tries.
+const VARIANTS: usize = 6;
+
+/// The alternative at its shortest (with the hole), then with one other
+/// symbol at a variant ([`Shortest::variants`]) or one optional present:
+/// when a program is rejected (an early error such as `0 = 0` or `const $;`),
+/// a sibling's other short form often fixes it.
+fn alternative_variants(
+    s: &Shortest<'_>,
+    i: Instance,
+    alt: &crate::grammar::Alternative,
+    hole: Option<(usize, &[String])>,
+) -> Vec<Vec<String>> {
+    let holes: Vec<(usize, &[String])> = hole.into_iter().collect();
+    let mut out: Vec<Vec<String>> = s.evaluate_holes(i, alt, &holes).into_iter().collect();
+    for (pos, sym) in alt.symbols.iter().enumerate() {
+        if hole.is_some_and(|(h, _)| h == pos) {
+            continue;
+        }
+        let r = match sym {
+            Symbol::Nonterminal(r) => r,
+            Symbol::Optional(inner) => match inner.as_ref() {
+                Symbol::Nonterminal(r) => r,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let Some(y) = s.resolve(i, r) else { continue };
+        for v in s.variants(y, 6, VARIANTS) {
+            let mut with = holes.clone();
+            with.push((pos, &v));
+            if let Some(t) = s.evaluate_holes(i, alt, &with)
+                && !out.contains(&t)
+            {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
 fn wrap(
     s: &Shortest<'_>,
     parents: &Parents,
@@ -254,9 +325,10 @@ fn wrap(
     tokens: Vec<String>,
     path: &mut BTreeSet<Instance>,
     budget: &mut usize,
+    accept: &dyn Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
     if at == root {
-        return Some(tokens);
+        return accept(&tokens.join(" ")).then_some(tokens);
     }
     for &(p, pa, pos) in parents.get(&at).into_iter().flatten() {
         if *budget == 0 {
@@ -267,15 +339,29 @@ fn wrap(
             continue;
         }
         let alt = &s.grammar().productions[p.production].alternatives[pa];
-        let Some(up) = s.evaluate(p, alt, Some((pos, &tokens))) else {
-            continue;
-        };
         path.insert(p);
-        let done = wrap(s, parents, root, p, up, path, budget);
-        path.remove(&p);
-        if done.is_some() {
-            return done;
+        // Siblings' other forms only in the direct parent (`const $ = 0`).
+        let ups = if path.len() == 2 {
+            alternative_variants(s, p, alt, Some((pos, &tokens)))
+        } else {
+            s.evaluate(p, alt, Some((pos, &tokens))).into_iter().collect()
+        };
+        let fresh = ups.len() > 1;
+        for up in ups {
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            // Each sibling form gets its own search budget.
+            let mut own = BUDGET;
+            let b = if fresh { &mut own } else { &mut *budget };
+            let done = wrap(s, parents, root, p, up, path, b, accept);
+            if done.is_some() {
+                path.remove(&p);
+                return done;
+            }
         }
+        path.remove(&p);
     }
     None
 }

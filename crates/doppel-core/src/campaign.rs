@@ -127,8 +127,9 @@ pub enum Source {
     /// Items claimed from the PostgreSQL work-item table (`--claim`): every
     /// worker enqueues the whole campaign (idempotent), then claims items
     /// one at a time under a lease it renews while the item runs; items of a
-    /// dead worker come back when its lease expires. The technique's items
-    /// must each store exactly one run, keyed by the item key.
+    /// dead worker come back when its lease expires. An item's runs (one or
+    /// several, with any keys) are stored when it ends, with its completion
+    /// in one transaction.
     Claim {
         /// This worker's name, unique among the campaign's workers.
         worker: String,
@@ -242,8 +243,9 @@ type OnProgress<'a> = &'a (dyn Fn(Progress<'_>) + Sync);
 /// Where a job's finished records go.
 pub struct Sink<'a> {
     store: &'a Store,
-    queue: Option<&'a WorkQueue>,
-    item_key: &'a str,
+    /// `--claim`: the item's records, held until the item ends and then
+    /// stored with its completion in one transaction.
+    held: Option<Mutex<Vec<RunRecord>>>,
     subject: &'a str,
     seed: u64,
     stats: &'a Mutex<CampaignStats>,
@@ -251,35 +253,46 @@ pub struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    /// Stores one finished run (with `--claim`, completing the item in the
-    /// same transaction when the run's key is the item's) and reports it.
-    /// A failure to store is counted and reported, never lost silently.
-    /// Returns whether this call stored the run.
+    /// Stores one finished run and reports it; with `--claim`, holds it
+    /// until the item ends, when all of the item's runs are stored with its
+    /// completion in one transaction (an item's runs are stored if and only
+    /// if the item is done, whichever worker finishes it). A failure to
+    /// store is counted and reported, never lost silently. Returns whether
+    /// the run was stored (with `--claim`: accepted; a later failure of the
+    /// completion is counted and reported then).
     pub async fn store(&self, run: RunRecord) -> bool {
-        let stored = match self.queue {
-            Some(q) if run.key == self.item_key => q.complete(self.item_key, &run).await.map(Some),
-            _ => self.store.insert_run(&run).await.map(|_| Some(Completion::Stored(0))),
-        };
+        if let Some(held) = &self.held {
+            held.lock().unwrap_or_else(|e| e.into_inner()).push(run);
+            return true;
+        }
+        let stored = self.store.insert_run(&run).await;
+        self.account(std::slice::from_ref(&run), stored.map(|_| Completion::Stored(0)))
+    }
+
+    /// Counts and reports the outcome of storing `runs`; whether they were stored.
+    fn account(&self, runs: &[RunRecord], stored: anyhow::Result<Completion>) -> bool {
         let progress = {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
             match stored {
-                Ok(Some(Completion::Stored(_))) | Ok(None) => {
-                    s.runs += 1;
-                    s.run_ms += run.duration_ms;
-                    if run.verdict.finding().is_some() {
-                        s.findings += 1;
-                    }
-                    if matches!(run.verdict, crate::model::Verdict::Inconclusive { .. }) {
-                        s.inconclusive += 1;
+                Ok(Completion::Stored(_)) => {
+                    for run in runs {
+                        s.runs += 1;
+                        s.run_ms += run.duration_ms;
+                        if run.verdict.finding().is_some() {
+                            s.findings += 1;
+                        }
+                        if matches!(run.verdict, crate::model::Verdict::Inconclusive { .. }) {
+                            s.inconclusive += 1;
+                        }
                     }
                     Ok(())
                 }
-                Ok(Some(Completion::AlreadyDone)) => {
-                    s.taken_over += 1;
+                Ok(Completion::AlreadyDone) => {
+                    s.taken_over += runs.len();
                     return false;
                 }
                 Err(e) => {
-                    s.store_errors += 1;
+                    s.store_errors += runs.len().max(1);
                     if e.is::<crate::store::retry::StoreUnavailable>() {
                         s.store_unavailable = true;
                     }
@@ -289,11 +302,13 @@ impl Sink<'_> {
         };
         match progress {
             Ok(()) => {
-                (self.on_progress)(Progress::Stored {
-                    subject: self.subject,
-                    seed: self.seed,
-                    run: &run,
-                });
+                for run in runs {
+                    (self.on_progress)(Progress::Stored {
+                        subject: self.subject,
+                        seed: self.seed,
+                        run,
+                    });
+                }
                 true
             }
             Err(error) => {
@@ -457,14 +472,18 @@ async fn run_item<J: Job>(
 ) -> Result<(), ItemError> {
     let sink = Sink {
         store,
-        queue,
-        item_key: &item.key,
+        held: queue.map(|_| Mutex::new(Vec::new())),
         subject: &item.subject,
         seed: item.seed,
         stats,
         on_progress,
     };
     let result = job.run(item, &sink).await;
+    if let (Some(q), Some(held), Ok(())) = (queue, &sink.held, &result) {
+        // The item's runs and its completion, in one transaction.
+        let runs = std::mem::take(&mut *held.lock().unwrap_or_else(|e| e.into_inner()));
+        sink.account(&runs, q.complete_with(&item.key, &runs).await);
+    }
     {
         let mut s = stats.lock().unwrap_or_else(|e| e.into_inner());
         s.items += 1;

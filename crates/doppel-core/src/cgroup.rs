@@ -13,16 +13,27 @@
 //!   keeper holds the read end of a pipe whose only write end is doppel's:
 //!   when doppel exits, however it dies (`SIGKILL` included), the keeper
 //!   reads end-of-file, writes `1` to the group's `cgroup.kill` (Linux 5.14)
-//!   and removes the group.
+//!   and removes the group with every group below it, and the v1 campaign
+//!   directories (below).
 //! - **Program groups** ([`ProgramGroup`]): each program under test is put,
 //!   as soon as its pid is known, into a group of its own with a process
 //!   count limit (`pids.max` = [`PROGRAM_PIDS_MAX`]) and, where the memory
 //!   controller is available, a memory limit for the group as a whole; the
 //!   group is killed at the end of the run. cgroup v2 controllers are used
 //!   when the v2 hierarchy has them, else the v1 `pids` and `memory`
-//!   hierarchies (hybrid hosts); each group is created below doppel's own
-//!   group in that hierarchy, so any limit set above (a container's) still
-//!   binds. Without cgroups, the rlimits of [`crate::process::Limits`] are
+//!   hierarchies (hybrid hosts); in v1 each group is created in a
+//!   directory `doppel-<pid>` below doppel's own group in that hierarchy
+//!   (so any limit set above, a container's, still binds), which the keeper
+//!   removes when doppel exits.
+//!
+//! Every directory doppel makes is removed when what it holds ends: a
+//! program group when its run ends (or, for the last run of a job, when the
+//! campaign ends), a tool group when the tool is killed, the campaign group
+//! and the v1 directories by the keeper. Groups of doppel processes that
+//! died without clean-up (a doppel started by a tool of another doppel has
+//! its keeper killed with that tool) are swept, when empty, by the next
+//! doppel that starts beside them. [`groups_left_by`] lists what a doppel
+//! left. Without cgroups, the rlimits of [`crate::process::Limits`] are
 //!   all there is (`RLIMIT_NPROC` does not bind root, so a fork bomb is then
 //!   bounded only by the CPU limit and the run's timeout).
 
@@ -109,9 +120,15 @@ pub fn contain_self() -> Containment {
 
 fn try_contain_self() -> Result<PathBuf, String> {
     let own = own_v2_dir()?;
+    // Groups of earlier doppel processes that died without their clean-up
+    // (a nested doppel whose keeper was killed with its parent's group).
+    sweep_stale(&own);
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() };
     let dir = own.join(format!("doppel-{pid}"));
+    // The v1 campaign directories program groups will be made in (hybrid
+    // hosts), known now so that the keeper removes them too.
+    let v1_dirs: Vec<PathBuf> = v1_campaign_dirs(pid as u32);
     std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     if !dir.join("cgroup.kill").exists() {
         let _ = std::fs::remove_dir(&dir);
@@ -142,7 +159,7 @@ fn try_contain_self() -> Result<PathBuf, String> {
                 if libc::fork() != 0 {
                     libc::_exit(0);
                 }
-                keeper(read_end, write_end, &kill_file, &dir_c);
+                keeper(read_end, write_end, &kill_file, &dir_c, &v1_dirs);
             }
         }
         child => {
@@ -165,8 +182,16 @@ fn try_contain_self() -> Result<PathBuf, String> {
 }
 
 /// The keeper: waits for end-of-file on `read_end` (doppel gone), kills the
-/// campaign group, waits for it to empty (at most ~10 s) and removes it.
-unsafe fn keeper(read_end: i32, write_end: i32, kill_file: &std::ffi::CStr, dir: &std::ffi::CStr) -> ! {
+/// campaign group, waits for it to empty (at most ~10 s) and removes it with
+/// every group below it, then the v1 campaign directories `v1_dirs` (their
+/// members are in the campaign group too, so already killed).
+unsafe fn keeper(
+    read_end: i32,
+    write_end: i32,
+    kill_file: &std::ffi::CStr,
+    dir: &std::ffi::CStr,
+    v1_dirs: &[PathBuf],
+) -> ! {
     unsafe {
         libc::close(write_end);
         // Outlive doppel's own interruption (Ctrl-C reaches the whole
@@ -199,20 +224,12 @@ unsafe fn keeper(read_end: i32, write_end: i32, kill_file: &std::ffi::CStr, dir:
             libc::close(fd);
         }
         // Forked from a single-threaded process: the standard library may
-        // be used here. Children first (rmdir needs empty groups).
+        // be used here.
         let dir = PathBuf::from(std::ffi::OsStr::from_encoded_bytes_unchecked(dir.to_bytes()));
-        for _ in 0..1000 {
-            if let Ok(entries) = std::fs::read_dir(&dir) {
-                for e in entries.flatten() {
-                    if e.path().is_dir() {
-                        let _ = std::fs::remove_dir(e.path());
-                    }
-                }
-            }
-            if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
-                break;
-            }
-            libc::usleep(10_000);
+        remove_tree(&dir, std::time::Duration::from_secs(10));
+        for d in v1_dirs {
+            kill_members_v1(d);
+            remove_tree(d, std::time::Duration::from_secs(10));
         }
         libc::_exit(0);
     }
@@ -236,6 +253,7 @@ pub fn new_tool_group() -> Option<PathBuf> {
             Some(n) if n == MAIN_LEAF => own.parent()?.to_path_buf(),
             _ => own,
         };
+        sweep_stale(&parent);
         parent.join("cgroup.procs").exists().then_some(parent)
     });
     let parent = parent.as_ref()?;
@@ -253,25 +271,170 @@ pub fn new_tool_group() -> Option<PathBuf> {
 }
 
 /// Kills every process in the cgroup v2 group `dir` (`cgroup.kill`) and
-/// removes the group once it is empty (in the background if that takes
-/// longer than a moment).
+/// removes the group, with any group below it, once it is empty (in the
+/// background if that takes longer than a moment; the campaign's keeper
+/// removes what is left when doppel exits).
 pub fn kill_group(dir: &Path) {
     let _ = std::fs::write(dir.join("cgroup.kill"), "1");
-    for _ in 0..50 {
-        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+    // Below a tool's group there may be groups of its own (a doppel started
+    // by a tool made its campaign group there, and its keeper died with
+    // the tool): they go too.
+    if remove_tree(dir, std::time::Duration::from_millis(100)) {
+        return;
+    }
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || remove_tree(&dir, std::time::Duration::from_secs(10)));
+}
+
+/// Removes the group `dir` and every group below it, deepest first (a
+/// group can only be removed once it has no child group and no process),
+/// retrying while processes finish exiting, for at most `limit`. Returns
+/// whether `dir` is gone. Never kills anything: a populated group stays.
+pub fn remove_tree(dir: &Path, limit: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        remove_tree_once(dir);
+        if !dir.exists() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+fn remove_tree_once(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            // Control files are files; only groups are directories.
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_tree_once(&e.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// Kills (`SIGKILL`) every process in the v1 group `dir` and below, until
+/// none is left (at most ~1 s).
+fn kill_members_v1(dir: &Path) {
+    for _ in 0..500 {
+        let pids = members_below(dir);
+        if pids.is_empty() {
             return;
+        }
+        for p in pids {
+            // SAFETY: kill(2) with a positive pid.
+            unsafe { libc::kill(p as libc::pid_t, libc::SIGKILL) };
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    let dir = dir.to_path_buf();
-    std::thread::spawn(move || {
-        for _ in 0..1000 {
-            if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
-                return;
+}
+
+fn members_below(dir: &Path) -> Vec<u32> {
+    let mut out = members(dir);
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                out.extend(members_below(&e.path()));
             }
-            std::thread::sleep(std::time::Duration::from_millis(10));
         }
-    });
+    }
+    out
+}
+
+/// The v1 directories (one per `pids` or `memory` hierarchy mounted as v1)
+/// in which the doppel process `pid` makes the program groups of its
+/// programs under test: `doppel-<pid>` below the process's own group in
+/// that hierarchy. Seen from the calling process's groups (doppel never
+/// moves itself in v1 hierarchies, so its children see the same).
+fn v1_campaign_dirs(pid: u32) -> Vec<PathBuf> {
+    let m = mounts();
+    let mut out = Vec::new();
+    for ctrl in ["pids", "memory"] {
+        if let Some((root, _)) = m.v1.iter().find(|(_, opts)| opts.iter().any(|o| o == ctrl))
+            && let Some(own) = own_group(ctrl)
+        {
+            out.push(root.join(own).join(format!("doppel-{pid}")));
+        }
+    }
+    out
+}
+
+/// Every cgroup directory that the doppel process `pid` (a child of the
+/// calling process, or one that shared its groups) made and that still
+/// exists: its campaign group with everything below it, tool groups made
+/// outside a campaign group, and its v1 campaign directories. Empty once
+/// doppel's run and its keeper's clean-up are over; the fault-injection
+/// suite counts what is left as left behind.
+pub fn groups_left_by(pid: u32) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let own = format!("doppel-{pid}");
+    let tool = format!("doppel-{pid}-tool-");
+    if let Ok(v2) = own_v2_dir()
+        && let Ok(entries) = std::fs::read_dir(&v2)
+    {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == own || name.starts_with(&tool) {
+                collect_dirs(&e.path(), &mut out);
+            }
+        }
+    }
+    for d in v1_campaign_dirs(pid) {
+        collect_dirs(&d, &mut out);
+    }
+    out
+}
+
+fn collect_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    if !dir.is_dir() {
+        return;
+    }
+    out.push(dir.to_path_buf());
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                collect_dirs(&e.path(), out);
+            }
+        }
+    }
+}
+
+/// The pid of the doppel process that made a group called `name`
+/// (`doppel-<pid>` or `doppel-<pid>-tool-<n>`).
+fn owner_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("doppel-")?;
+    let digits = rest.split('-').next()?;
+    let pid: u32 = digits.parse().ok()?;
+    (rest == digits || rest.strip_prefix(digits)?.starts_with("-tool-")).then_some(pid)
+}
+
+/// Removes, below `parent`, the empty groups of doppel processes that are
+/// gone (no process with their pid: a reused pid keeps its groups), and
+/// program groups of the naming before 2026-11-25 (`doppel-program-<pid>`)
+/// that are empty and older than ten minutes. Populated groups stay (rmdir
+/// refuses them); nothing is killed.
+fn sweep_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let stale = match owner_pid(&name) {
+            Some(pid) => !Path::new(&format!("/proc/{pid}")).exists(),
+            None => {
+                name.starts_with("doppel-program-")
+                    && e.metadata()
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t.elapsed().is_ok_and(|a| a > std::time::Duration::from_secs(600)))
+            }
+        };
+        if stale {
+            remove_tree_once(&e.path());
+        }
+    }
 }
 
 /// The group of one program under test (see the module documentation):
@@ -311,12 +474,24 @@ fn program_parents() -> &'static Parents {
                 return Ok(vec![(own, want)]);
             }
         }
-        // Hybrid or v1 host: the v1 pids and memory hierarchies.
+        // Hybrid or v1 host: the v1 pids and memory hierarchies, in a
+        // directory `doppel-<pid>` of this process (the keeper removes it
+        // when doppel exits, however it exits).
+        // SAFETY: getpid has no preconditions.
+        let pid = unsafe { libc::getpid() } as u32;
         for ctrl in ["pids", "memory"] {
             if let Some((root, _)) = m.v1.iter().find(|(_, opts)| opts.iter().any(|o| o == ctrl))
                 && let Some(own) = own_group(ctrl)
             {
-                out.push((root.join(own), vec![ctrl]));
+                let own = root.join(own);
+                sweep_stale(&own);
+                let dir = own.join(format!("doppel-{pid}"));
+                match std::fs::create_dir(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(format!("creating {}: {e}", dir.display())),
+                }
+                out.push((dir, vec![ctrl]));
             }
         }
         if out.iter().any(|(_, c)| c.contains(&"pids")) {
@@ -344,8 +519,8 @@ impl ProgramGroup {
         let parents = program_parents().as_ref().map_err(|e| io::Error::other(e.clone()))?;
         let mut group = ProgramGroup { dirs: Vec::new() };
         for (parent, ctrls) in parents {
-            let dir = parent.join(format!("doppel-program-{pid}"));
-            let _ = std::fs::remove_dir(&dir);
+            let dir = parent.join(format!("program-{pid}"));
+            let _ = remove_tree(&dir, std::time::Duration::ZERO);
             std::fs::create_dir(&dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
             group.dirs.push(dir.clone());
             let v1 = !dir.join("cgroup.kill").exists() && !dir.join("cgroup.type").exists();
@@ -380,7 +555,8 @@ impl ProgramGroup {
 
     /// Kills every process in the group (`cgroup.kill` in v2; in v1, each
     /// member with `SIGKILL` until none is left, which `pids.max` bounds)
-    /// and removes the group.
+    /// and removes the group (within 1 s, else from a background thread
+    /// for up to 10 s more).
     pub fn kill(&mut self) {
         for dir in &self.dirs {
             if std::fs::write(dir.join("cgroup.kill"), "1").is_err() {
@@ -397,13 +573,21 @@ impl ProgramGroup {
                 }
             }
         }
+        let mut slow = Vec::new();
         for dir in self.dirs.drain(..) {
-            for _ in 0..500 {
-                if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(2));
+            if !remove_tree(&dir, std::time::Duration::from_secs(1)) {
+                slow.push(dir);
             }
+        }
+        // Killed processes can take a while to finish exiting (a large
+        // address space): keep trying in the background; the keeper removes
+        // what is still there when doppel exits.
+        if !slow.is_empty() {
+            std::thread::spawn(move || {
+                for d in slow {
+                    remove_tree(&d, std::time::Duration::from_secs(10));
+                }
+            });
         }
     }
 }
@@ -427,6 +611,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn owner_pid_reads_campaign_and_tool_groups_only() {
+        assert_eq!(owner_pid("doppel-123"), Some(123));
+        assert_eq!(owner_pid("doppel-123-tool-4"), Some(123));
+        assert_eq!(owner_pid("doppel-program-5"), None);
+        assert_eq!(owner_pid("doppel-12x"), None);
+        assert_eq!(owner_pid("doppel-12-other"), None);
+        assert_eq!(owner_pid("main"), None);
+    }
+
+    #[test]
+    fn remove_tree_removes_nested_directories_deepest_first() {
+        // On a plain file system the same order applies (a directory must
+        // be empty); cgroup control files are not directories.
+        let t = tempfile::tempdir().unwrap();
+        let top = t.path().join("doppel-1");
+        std::fs::create_dir_all(top.join("doppel-1-tool-0/doppel-2/main")).unwrap();
+        std::fs::create_dir_all(top.join("main")).unwrap();
+        assert!(remove_tree(&top, std::time::Duration::ZERO));
+        assert!(!top.exists());
+    }
+
+    #[test]
     fn a_fork_bomb_in_a_program_group_stays_under_pids_max_and_dies_with_it() {
         // Test hosts run as root with a pids controller (v2, or v1 on hybrid
         // hosts); a host without one fails here with the reason.
@@ -445,6 +651,9 @@ mod tests {
         let n = members.len() as u64;
         assert!(n > PROGRAM_PIDS_MAX / 2 && n <= PROGRAM_PIDS_MAX, "{n} processes");
         let dirs = group.dirs.clone();
+        // What the fault suite counts as left behind sees the group.
+        let listed = groups_left_by(std::process::id());
+        assert!(dirs.iter().all(|d| listed.contains(d)), "{dirs:?} not in {listed:?}");
         group.kill();
         let _ = child.wait();
         assert!(group.dirs.is_empty());

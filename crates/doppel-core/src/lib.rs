@@ -4,8 +4,11 @@
 //! protocol, no language and no technique; it holds the plain data that crosses
 //! layer boundaries and the services every technique shares.
 
+#![deny(missing_docs)]
+
 pub mod campaign;
 pub mod cgroup;
+pub mod faults;
 pub mod model;
 pub mod partition;
 pub mod process;

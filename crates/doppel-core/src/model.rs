@@ -87,13 +87,22 @@ impl ExecAction {
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// Set a breakpoint at a requested location (before start or while paused).
-    SetBreakpoint { at: Location },
+    SetBreakpoint {
+        /// The requested location (file and 1-based line), before any sliding.
+        at: Location,
+    },
     /// Remove the breakpoint that was requested at `at`.
-    RemoveBreakpoint { at: Location },
+    RemoveBreakpoint {
+        /// The location the breakpoint was requested at (not where it resolved).
+        at: Location,
+    },
     /// Start the program under the debugger.
     Start,
     /// Resume or step the paused program.
-    Exec { exec: ExecAction },
+    Exec {
+        /// Which resume or step.
+        exec: ExecAction,
+    },
 }
 
 impl Action {
@@ -128,12 +137,19 @@ impl fmt::Display for Action {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
+    /// [`Action::SetBreakpoint`].
     SetBreakpoint,
+    /// [`Action::RemoveBreakpoint`].
     RemoveBreakpoint,
+    /// [`Action::Start`].
     Start,
+    /// [`ExecAction::Resume`] (continue to the next breakpoint or the end).
     Resume,
+    /// [`ExecAction::StepIn`].
     StepIn,
+    /// [`ExecAction::StepOver`].
     StepOver,
+    /// [`ExecAction::StepOut`].
     StepOut,
 }
 
@@ -174,8 +190,13 @@ impl ActionKind {
 /// (`x`, `[0]`); backends expand to a bounded depth and say so in their docs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Value {
+    /// The debugger's rendering of the value, verbatim (`42`, `0x7ffc... "abc"`,
+    /// `{x = 1, y = 2}`); compared after normalization (`doppel-debuggers`'
+    /// `normalize.rs`).
     pub text: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Members of an aggregate, when the backend expanded it (empty for scalars
+    /// and for aggregates left collapsed).
     pub children: Vec<Variable>,
 }
 
@@ -207,12 +228,16 @@ pub enum VariableKind {
 /// A variable visible in a frame.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Variable {
+    /// The name as the debugger shows it (`i`, `p`; `x`, `[0]` for members).
     pub name: String,
     /// The type as the debugger prints it (`int`, `struct point *`), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub type_name: Option<String>,
+    /// Its value in the paused state.
     pub value: Value,
     #[serde(default)]
+    /// How it is bound (argument, local, global); [`VariableKind::Local`] for
+    /// records written before the field existed.
     pub kind: VariableKind,
 }
 
@@ -230,10 +255,16 @@ pub struct Frame {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PauseReason {
+    /// A breakpoint was hit.
     Breakpoint,
+    /// A step (in, over or out) completed.
     Step,
+    /// The program paused at its entry (a stop-on-entry launch).
     Entry,
+    /// A signal or exception stopped the program (`SIGSEGV`, an uncaught
+    /// JavaScript exception).
     Signal,
+    /// Any other reason, or the debugger gave none.
     Other,
 }
 
@@ -243,6 +274,7 @@ pub enum PauseReason {
 pub struct ProgramState {
     /// Where execution paused (top frame).
     pub location: Location,
+    /// Why it paused, as the debugger reported it.
     pub reason: PauseReason,
     /// Innermost frame first.
     pub call_stack: Vec<Frame>,
@@ -282,16 +314,21 @@ pub enum Output {
     /// actually put it (after breakpoint sliding); `None` means the debugger
     /// rejected it or left it pending, with its reason in `message`.
     BreakpointSet {
+        /// The location the breakpoint was requested at.
         requested: Location,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// Where the debugger put it (after sliding to a line with code).
         resolved: Option<Location>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The debugger's reason when it rejected or deferred the breakpoint.
         message: Option<String>,
     },
     /// Answer to [`Action::RemoveBreakpoint`].
     BreakpointRemoved {
+        /// Whether the debugger removed it.
         ok: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The debugger's message when it did not.
         message: Option<String>,
     },
     /// The program paused.
@@ -299,12 +336,19 @@ pub enum Output {
     /// The program ended. `exit_code` for a normal exit, `signal` when it was killed.
     Finished {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The exit status of a normal exit.
         exit_code: Option<i32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The signal that ended the program (`SIGSEGV`, `SIGABRT`), by name.
         signal: Option<String>,
     },
     /// The debugger failed (crash, hang, protocol error, launch failure).
-    Failed { kind: FailureKind, detail: String },
+    Failed {
+        /// What failed (crash, hang, protocol error, launch failure).
+        kind: FailureKind,
+        /// The cause, for people (the debugger's error message, the signal).
+        detail: String,
+    },
 }
 
 impl Output {
@@ -335,12 +379,14 @@ pub struct RawMessage {
 }
 
 impl RawMessage {
+    /// A message doppel sent (`dir` `->`).
     pub fn sent(text: impl Into<String>) -> Self {
         Self {
             dir: "->".into(),
             text: text.into(),
         }
     }
+    /// A message the debugger sent (`dir` `<-`).
     pub fn received(text: impl Into<String>) -> Self {
         Self {
             dir: "<-".into(),
@@ -353,7 +399,9 @@ impl RawMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
+    /// An action doppel issued.
     Action(Action),
+    /// The debugger's answer to the action before it.
     Output(Output),
 }
 
@@ -363,6 +411,7 @@ pub struct Event {
     /// Milliseconds since the start of the run.
     pub t_ms: f64,
     #[serde(flatten)]
+    /// The action or output (serialized flat, tagged by `event`).
     pub kind: EventKind,
     /// The protocol messages exchanged for this event (may be empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -385,7 +434,10 @@ pub struct ToolInfo {
 /// The trace of one debugger in one run: its actions and outputs in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
+    /// The debugger that produced the trace.
     pub debugger: ToolInfo,
+    /// Actions and outputs in the order they happened (an action, then its
+    /// output).
     pub events: Vec<Event>,
 }
 
@@ -607,6 +659,8 @@ impl ClassKey {
 /// validation checks a pair at a breakpoint) leaves both out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
+    /// The class: a technique tag plus named parts (DBDB section 4.3 for
+    /// debuggers: divergence, last action, AST node).
     pub class: ClassKey,
     /// Index (0-based) of the action after which the debuggers diverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -642,20 +696,38 @@ impl Finding {
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     /// All debuggers agreed until the program finished.
-    ProgramFinished { actions: usize },
+    ProgramFinished {
+        /// Actions issued to each debugger.
+        actions: usize,
+    },
     /// All debuggers agreed for the maximum number of actions.
-    MaxActions { actions: usize },
+    MaxActions {
+        /// Actions issued to each debugger (the configured maximum).
+        actions: usize,
+    },
     /// The debuggers diverged.
     Divergence(Finding),
     /// Every debugger timed out on the same action: the program runs longer
     /// than the action timeout (or never terminates). No divergence is claimed.
-    Inconclusive { actions: usize, reason: String },
+    Inconclusive {
+        /// Actions issued before the common timeout.
+        actions: usize,
+        /// Why, for people (which action timed out, after how long).
+        reason: String,
+    },
     /// The input could not be used (does not compile, no lines); no debugger ran.
-    SubjectError { reason: String },
+    SubjectError {
+        /// The cause (the compiler's diagnostics, "no executable lines").
+        reason: String,
+    },
     /// A technique that checks properties ran its checks and found nothing
     /// to report (debug-information validation: a session's or a program's
     /// pairs); `checks` counts them.
-    Checked { checks: usize },
+    Checked {
+        /// Checks run (debug-information validation: the (line, variable)
+        /// pairs checked in a session, summed over a program's builds).
+        checks: usize,
+    },
 }
 
 impl Verdict {

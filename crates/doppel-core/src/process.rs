@@ -303,6 +303,14 @@ fn confine(pid: u32, memory_bytes: u64) {
     }
 }
 
+/// Kills every program group still registered and removes its directories:
+/// at the end of a campaign (the last program of each job is still
+/// registered; [`kill_all_spawned`] calls it too).
+pub fn kill_all_programs() {
+    let all = PROGRAMS.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+    drop(all);
+}
+
 /// Kills the program group of `pid`, if it has one.
 fn kill_program_group(pid: u32) {
     let group = PROGRAMS.lock().ok().and_then(|mut p| p.remove(&pid));
@@ -328,6 +336,7 @@ pub fn kill_all_spawned() {
             crate::cgroup::kill_group(&g);
         }
     }
+    kill_all_programs();
 }
 
 /// A command with all three standard streams piped.
@@ -534,8 +543,12 @@ pub struct Completed {
     /// limit, `SIGXFSZ` past the file-size limit, `SIGSEGV`, ...); `None`
     /// when it exited or timed out.
     pub signal: Option<i32>,
+    /// Standard output, decoded lossily as UTF-8 ([`run_limited`]: at most
+    /// `limits.file_size_bytes` bytes of it).
     pub stdout: String,
+    /// Standard error, decoded and truncated like `stdout`.
     pub stderr: String,
+    /// Whether the wall-clock timeout ran out (the process tree was killed).
     pub timed_out: bool,
 }
 

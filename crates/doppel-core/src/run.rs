@@ -20,12 +20,15 @@ pub struct RunRecord {
     pub technique: String,
     /// Campaign name (free text, for grouping runs).
     pub campaign: String,
+    /// The program the run debugged or checked.
     pub subject: Subject,
+    /// The run's seed (with the configuration, it determines the run).
     pub seed: u64,
     /// The technique's full configuration, enough to replay the run.
     pub config: serde_json::Value,
     /// The tools under test, in trace order.
     pub debuggers: Vec<ToolInfo>,
+    /// How the run ended.
     pub verdict: Verdict,
     /// One trace per debugger, same order as `debuggers`.
     pub traces: Vec<Trace>,

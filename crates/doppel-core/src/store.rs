@@ -67,6 +67,7 @@ pub struct RunSummary {
     pub id: i64,
     /// [`crate::Subject::name`].
     pub subject_name: String,
+    /// [`crate::RunRecord::seed`].
     pub seed: u64,
     /// The class, for a divergent run; `None` otherwise.
     pub class_key: Option<ClassKey>,

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
+    /// C (compiled with gcc or clang, debugged with GDB, LLDB).
     C,
+    /// JavaScript (run by Node.js, Chromium or Firefox under their debuggers).
     JavaScript,
     /// Rust (`doppel debuginfo` only: PLDI'20 section 6.1); the
     /// differential and metamorphic techniques reject it.
@@ -23,6 +25,7 @@ pub enum Language {
 pub struct Subject {
     /// Stable identifier: the file name, or a path relative to the corpus root.
     pub name: String,
+    /// Its language.
     pub language: Language,
     /// Absolute path of the source file as compiled.
     pub source: PathBuf,

@@ -26,6 +26,8 @@
 //! Protocol details (MI records, DAP `seq`, thread ids, 0/1-based columns)
 //! never leave their backend: the trait speaks only the core model.
 
+#![deny(missing_docs)]
+
 use async_trait::async_trait;
 use doppel_core::process::{Limits, Sandbox};
 use doppel_core::{ExecAction, Location, Output, RawMessage, Subject, ToolInfo};
@@ -117,10 +119,17 @@ impl Default for DebuggerConfig {
 pub enum BackendError {
     /// The debugger's executable was not found; `hint` says how to install it.
     #[error("{name} is not installed: {hint}")]
-    NotInstalled { name: String, hint: String },
+    NotInstalled {
+        /// The backend's name (`gdb`, `firefox`).
+        name: String,
+        /// How to install it (`apt-get install gdb`).
+        hint: String,
+    },
     /// No backend of that name is registered.
     #[error("unknown debugger '{0}' (known: {1})")]
     Unknown(String, String),
+    /// Any other reason the backend cannot be created (its version cannot be
+    /// probed, its configuration is unusable), with the cause.
     #[error("{0}")]
     Other(String),
 }

@@ -109,7 +109,7 @@ fn the_cdp_script_replays_the_actions_against_real_node() {
     );
 
     let out = std::process::Command::new("timeout")
-        .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
+        .args(["60", "node", "repro-cdp.mjs"])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -179,7 +179,7 @@ fn replay(r: &RunRecord) -> String {
     let dir = tempfile::tempdir().unwrap();
     doppel_debuggers::repro::write(r, dir.path()).unwrap();
     let out = std::process::Command::new("timeout")
-        .args(["60", "node", "--experimental-websocket", "repro-cdp.mjs"])
+        .args(["60", "node", "repro-cdp.mjs"])
         .current_dir(dir.path())
         .output()
         .unwrap();

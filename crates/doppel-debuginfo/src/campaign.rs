@@ -19,6 +19,7 @@ use crate::bisect;
 use crate::check::PairVerdict;
 use crate::config::DebuginfoConfig;
 use crate::program::{self, Build, Cell, Preparation, Program};
+use crate::record::FindingRecord;
 use crate::toolchain::Compiler;
 use crate::triage::{self, Suspect};
 use crate::{CheckVerdict, Reference, rust};
@@ -896,23 +897,31 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
         campaign: spec.name.clone(),
         subject: b.subject.clone(),
         seed: f.program.csmith.as_ref().map(|(s, _)| *s).unwrap_or(spec.config.seed),
-        config: serde_json::json!({
-            "kind": "finding",
-            "debuginfo": spec.config,
-            "program": f.program,
-            "source_text": f.text,
-            "augmented_text": augmented_text,
-            "compiler": b.compiler,
-            "level": b.level,
-            "recipe": b.recipe,
-            "augmented": b.augmented,
-            "debugger_name": f.debugger,
-            "reference": f.reference,
-            "verdict": f.verdict,
-            "others": f.others.iter().map(|(n, v)| crate::finding::OtherCheck { debugger: n.to_string(), verdict: (*v).clone() }).collect::<Vec<_>>(),
-            "suspect": suspect,
-            "culprit": culprit,
-        }),
+        config: FindingRecord {
+            debuginfo: spec.config.clone(),
+            program: f.program.clone(),
+            source_text: f.text.to_string(),
+            augmented_text,
+            compiler: b.compiler.clone(),
+            level: b.level.clone(),
+            recipe: b.recipe.clone(),
+            augmented: b.augmented.clone(),
+            debugger_name: f.debugger.to_string(),
+            reference: f.reference.clone(),
+            verdict: f.verdict.clone(),
+            others: f
+                .others
+                .iter()
+                .map(|(n, v)| crate::finding::OtherCheck {
+                    debugger: n.to_string(),
+                    verdict: (*v).clone(),
+                })
+                .collect(),
+            suspect: Some(suspect),
+            culprit: culprit.cloned(),
+            reduced: None,
+        }
+        .to_value(),
         debuggers: Vec::new(),
         verdict: Verdict::Divergence(Finding {
             class,

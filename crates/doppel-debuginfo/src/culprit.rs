@@ -4,6 +4,7 @@
 
 use crate::bisect::{self, Culprit, Oracle};
 use crate::builder::LevelBuilder;
+use crate::record::FindingRecord;
 use crate::toolchain::{Compiler, Family};
 use crate::{CheckVerdict, Reference};
 use doppel_debuggers::Debugger;
@@ -97,27 +98,26 @@ pub async fn bisect_record(
     cache_dir: &Path,
     debugger_config: &doppel_debuggers::DebuggerConfig,
 ) -> Result<Culprit, String> {
-    let c = r.config.clone();
-    let stored = crate::replay::stored_verdict(r)?;
-    if !matches!(stored, CheckVerdict::WrongValue { .. }) {
+    let mut stored = FindingRecord::from_value(&r.config).map_err(|e| format!("run {:?}: {e}", r.id))?;
+    if !matches!(stored.verdict.verdict, CheckVerdict::WrongValue { .. }) {
         return Err("only wrong values are bisected".into());
     }
     let program = crate::replay::restore_program(r, cache_dir)?;
-    let reference: Reference =
-        serde_json::from_value(c["reference"].clone()).map_err(|e| format!("no reference: {e}"))?;
-    let was: Compiler = serde_json::from_value(c["compiler"].clone()).map_err(|e| format!("no compiler: {e}"))?;
-    let compiler = Compiler::discover(&was.name).await?;
-    let level = c["level"].as_str().ok_or("no level")?;
-    let debugger = c["debugger_name"].as_str().ok_or("no debugger")?;
-    let augmented: BTreeSet<u32> = serde_json::from_value(c["augmented"].clone()).unwrap_or_default();
+    let reference = stored.reference.clone();
+    let compiler = Compiler::discover(&stored.compiler.name).await?;
+    let level = stored.level.clone();
+    let debugger = stored.debugger_name.clone();
+    let augmented: BTreeSet<u32> = stored.augmented.iter().copied().collect();
     let cache = BuildCache::new(cache_dir.to_path_buf());
     let rust_cache = crate::rust::RustBuilder::new(cache_dir.join("rust"));
-    let builder = crate::builder::for_program(&program, &compiler, level, &cache, &rust_cache);
-    let mut dbg = doppel_debuggers::registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
+    let builder = crate::builder::for_program(&program, &compiler, &level, &cache, &rust_cache);
+    let mut dbg = doppel_debuggers::registry::create(&debugger, debugger_config).map_err(|e| e.to_string())?;
     let result = bisect_pair(builder.as_ref(), &augmented, &reference, dbg.as_mut()).await;
     dbg.shutdown().await;
+    drop(builder);
     let culprit = result?;
-    r.config["culprit"] = serde_json::to_value(&culprit).map_err(|e| e.to_string())?;
+    stored.culprit = Some(culprit.clone());
+    r.config = stored.to_value();
     if let doppel_core::Verdict::Divergence(f) = &mut r.verdict
         && let Some(sig) = f.class.part("signature").map(str::to_string)
     {

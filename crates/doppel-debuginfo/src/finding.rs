@@ -7,6 +7,7 @@ use crate::bisect::Culprit;
 use crate::bundle::{self, BundleInput, MatrixEntry};
 use crate::check::PairVerdict;
 use crate::program::Program;
+use crate::record::FindingRecord;
 use crate::reduce::{self, BARRIER_SOURCE, ReduceSpec, Reduced, WrongClass};
 use crate::toolchain::Compiler;
 use crate::{CheckVerdict, Reference, augment, probe};
@@ -65,40 +66,37 @@ impl StoredFinding {
     ///
     /// Errors: the record is not a debuginfo finding, or lacks a field.
     pub fn from_record(r: &RunRecord) -> Result<StoredFinding, String> {
-        let c = &r.config;
-        if r.technique != crate::campaign::TECHNIQUE || c["kind"].as_str() != Some("finding") {
+        if r.technique != crate::campaign::TECHNIQUE || r.config["kind"].as_str() != Some("finding") {
             return Err(format!(
                 "run {} is not a debug-information finding (technique {}, kind {})",
                 r.id.unwrap_or(0),
                 r.technique,
-                c["kind"]
+                r.config["kind"]
             ));
         }
-        let field = |k: &str| -> Result<serde_json::Value, String> {
-            let v = c[k].clone();
-            if v.is_null() {
-                Err(format!("the finding lacks '{k}'"))
-            } else {
-                Ok(v)
-            }
-        };
-        let parse = |k: &str| -> Result<serde_json::Value, String> { field(k) };
-        Ok(StoredFinding {
-            program: serde_json::from_value(parse("program")?).map_err(|e| format!("program: {e}"))?,
-            source_text: field("source_text")?.as_str().unwrap_or("").to_string(),
-            augmented_text: c["augmented_text"].as_str().map(str::to_string),
-            reference: serde_json::from_value(parse("reference")?).map_err(|e| format!("reference: {e}"))?,
-            compiler: serde_json::from_value(parse("compiler")?).map_err(|e| format!("compiler: {e}"))?,
-            level: field("level")?.as_str().unwrap_or("").to_string(),
-            debugger: field("debugger_name")?.as_str().unwrap_or("").to_string(),
-            augmented: serde_json::from_value(c["augmented"].clone()).unwrap_or_default(),
-            verdict: serde_json::from_value(parse("verdict")?).map_err(|e| format!("verdict: {e}"))?,
-            others: serde_json::from_value(c["others"].clone()).unwrap_or_default(),
-            suspect: c["suspect"].as_str().unwrap_or("").to_string(),
-            culprit: serde_json::from_value(c["culprit"].clone()).unwrap_or(None),
+        let f = FindingRecord::from_value(&r.config).map_err(|e| format!("run {}: {e}", r.id.unwrap_or(0)))?;
+        Ok(StoredFinding::new(r, f))
+    }
+
+    /// A finding from its stored record `f` and its run `r` (for the class
+    /// key).
+    pub fn new(r: &RunRecord, f: FindingRecord) -> StoredFinding {
+        StoredFinding {
+            program: f.program,
+            source_text: f.source_text,
+            augmented_text: f.augmented_text,
+            reference: f.reference,
+            compiler: f.compiler,
+            level: f.level,
+            debugger: f.debugger_name,
+            augmented: f.augmented.into_iter().collect(),
+            verdict: f.verdict,
+            others: f.others,
+            suspect: f.suspect.map(|s| s.as_str().to_string()).unwrap_or_default(),
+            culprit: f.culprit,
             class: r.verdict.finding().map(|f| f.class.to_string()).unwrap_or_default(),
-            reduced: serde_json::from_value(c["reduced"].clone()).unwrap_or(None),
-        })
+            reduced: f.reduced,
+        }
     }
 
     /// The wrong value shown.

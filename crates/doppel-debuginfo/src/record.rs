@@ -6,11 +6,13 @@
 //! and the matrix of its builds).
 
 use crate::Reference;
+use crate::bisect::Culprit;
 use crate::check::PairVerdict;
 use crate::config::DebuginfoConfig;
-use crate::finding::StoredFinding;
+use crate::finding::{OtherCheck, ReducedText, StoredFinding};
 use crate::program::Program;
 use crate::toolchain::Compiler;
+use crate::triage::Suspect;
 use doppel_core::RunRecord;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,56 @@ pub struct SessionRecord {
     pub ending: String,
 }
 
+/// A finding: one wrong value (or failed check) of one (line, variable)
+/// pair in one build and one debugger, with what triage learned about it.
+/// Written by [`crate::campaign::finding_record`], read through
+/// [`StoredFinding::from_record`]; `doppel debuginfo bisect` and `reduce`
+/// fill [`FindingRecord::culprit`] and [`FindingRecord::reduced`] later.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FindingRecord {
+    /// The campaign's settings.
+    pub debuginfo: DebuginfoConfig,
+    /// The program checked.
+    pub program: Program,
+    /// Its source text as generated or read.
+    pub source_text: String,
+    /// The line-augmented text that was checked, for an augmented build
+    /// (`null` for a plain build, and in records written before it existed).
+    #[serde(default)]
+    pub augmented_text: Option<String>,
+    /// The compiler of the build.
+    pub compiler: Compiler,
+    /// Its optimization level without the dash (`O2`).
+    pub level: String,
+    /// The build command, for people and reproducers.
+    #[serde(default)]
+    pub recipe: String,
+    /// Lines augmented with the barrier call, in build order (empty: the
+    /// plain build).
+    #[serde(default)]
+    pub augmented: Vec<u32>,
+    /// The debugger that showed the wrong value (a registered backend name).
+    pub debugger_name: String,
+    /// The pair and its -O0 reference value.
+    pub reference: Reference,
+    /// This debugger's check of the pair.
+    pub verdict: PairVerdict,
+    /// The other debuggers' checks of the same pair on the same binary.
+    #[serde(default)]
+    pub others: Vec<OtherCheck>,
+    /// Who the wrong value points at, from the other debuggers' checks
+    /// (`null` in records that lack it).
+    #[serde(default)]
+    pub suspect: Option<Suspect>,
+    /// The bisected culprit (optimization pass or flag), when bisected.
+    #[serde(default)]
+    pub culprit: Option<Culprit>,
+    /// The C-Vise reduction, once `doppel debuginfo reduce` ran (absent
+    /// before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<ReducedText>,
+}
+
 /// A program: its preparation (actionable pairs, references, rejections)
 /// and one line per build of its matrix.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -64,6 +116,7 @@ pub struct ProgramRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Tagged {
+    Finding(Box<FindingRecord>),
     Session(SessionRecord),
     Program(ProgramRecord),
 }
@@ -86,6 +139,25 @@ impl SessionRecord {
     }
 }
 
+impl FindingRecord {
+    /// As stored in `RunRecord::config` (with `kind: "finding"`).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(Tagged::Finding(Box::new(self.clone()))).unwrap_or_default()
+    }
+
+    /// Reads the finding stored in `config`.
+    ///
+    /// Errors: `config` is not a finding (another kind, or a field missing
+    /// or of the wrong type), with serde's message.
+    pub fn from_value(config: &serde_json::Value) -> Result<FindingRecord, String> {
+        match serde_json::from_value(config.clone()) {
+            Ok(Tagged::Finding(f)) => Ok(*f),
+            Ok(_) => Err(format!("not a finding (kind {})", config["kind"])),
+            Err(e) => Err(format!("not a readable finding: {e}")),
+        }
+    }
+}
+
 impl ProgramRecord {
     /// As stored in `RunRecord::config` (with `kind: "program"`).
     pub fn to_value(&self) -> serde_json::Value {
@@ -99,11 +171,6 @@ impl DebuginfoRecord {
     /// Errors: the configuration is not a debug-information record of a
     /// known kind, or lacks a field.
     pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
-        if run.config["kind"] == "finding" {
-            return StoredFinding::from_record(run)
-                .map(|f| DebuginfoRecord::Finding(Box::new(f)))
-                .map_err(anyhow::Error::msg);
-        }
         let tagged: Tagged = serde_json::from_value(run.config.clone()).map_err(|e| {
             anyhow::anyhow!(
                 "run {}: not a debug-information record: {e}",
@@ -111,6 +178,7 @@ impl DebuginfoRecord {
             )
         })?;
         Ok(match tagged {
+            Tagged::Finding(f) => DebuginfoRecord::Finding(Box::new(StoredFinding::new(run, *f))),
             Tagged::Session(s) => DebuginfoRecord::Session(Box::new(s)),
             Tagged::Program(p) => DebuginfoRecord::Program(Box::new(p)),
         })

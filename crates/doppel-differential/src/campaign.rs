@@ -28,6 +28,7 @@ pub struct CampaignSpec {
     pub debuggers: Vec<String>,
     /// Backend settings (timeouts, warm reuse, limits).
     pub debugger: DebuggerConfig,
+    /// The knobs of Algorithm 1 (`[diff]` in `doppel.toml`).
     pub diff: DiffConfig,
     /// Parallel jobs, each with its own debugger processes.
     pub jobs: usize,

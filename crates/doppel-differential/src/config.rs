@@ -10,9 +10,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ActionWeights {
+    /// Relative weight of `resume` (continue to the next breakpoint).
     pub resume: f64,
+    /// Relative weight of `step in`.
     pub step_in: f64,
+    /// Relative weight of `step over`.
     pub step_over: f64,
+    /// Relative weight of `step out`.
     pub step_out: f64,
 }
 

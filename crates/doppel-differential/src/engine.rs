@@ -36,6 +36,7 @@ pub type NodeTypeOf<'a> = &'a (dyn Fn(Option<u32>) -> String + Sync);
 /// The result of one run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
+    /// How the run ended (a divergence carries its class, DBDB section 4.3).
     pub verdict: Verdict,
     /// One trace per debugger, in the order of the debuggers given.
     pub traces: Vec<Trace>,

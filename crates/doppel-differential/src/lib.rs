@@ -17,6 +17,8 @@
 //! `doppel-debuggers` (shared with metamorphic testing); [`normalize`] and
 //! [`repro`] are re-exported here for existing callers.
 
+#![deny(missing_docs)]
+
 pub mod campaign;
 pub mod class;
 pub mod completion;

@@ -6,7 +6,8 @@
 //! decodes stdin as Latin-1 (../shared/notes/js-engines-measured.md §5.4).
 //!
 //! - The worker starts with a hello line: `{"hello":"doppel-engines/1","version":"..."}`.
-//! - Request: `{"id":7,"src":"...","timeout_ms":5000,"output_cap":65536}`.
+//! - Request: `{"id":7,"src":"...","timeout_ms":5000,"output_cap":65536}`, plus
+//!   `"inspect":"..."` for workers that support an inspector (engine262).
 //! - Response: `{"id":7,"status":"normal"|"throw"|"timeout"|"crash"|"stack-overflow"|"host-error",
 //!   "ctor":"TypeError","message":"...","stdout":"...","stdout_cut":false,"signal":11,"reason":"..."}`
 //!   (`ctor`, `message`, `signal`, `reason` only where they apply).
@@ -28,6 +29,13 @@ pub struct Request<'a> {
     pub timeout_ms: u64,
     /// Output bytes the worker keeps.
     pub output_cap: usize,
+    /// An inspector script (engine262 only): evaluated in the program's realm
+    /// before the program, it gives a function the worker calls after the
+    /// program's script (before its jobs) with whether it threw; its string
+    /// result comes back in [`Response::inspected`]. The inspector's two
+    /// phases each get `timeout_ms` of their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inspect: Option<&'a str>,
 }
 
 /// The first line a worker prints.
@@ -68,9 +76,24 @@ pub struct Response {
     /// engine262 in coverage mode: the program's covered algorithms and steps.
     #[serde(default)]
     pub coverage: Option<crate::coverage::ProgramCoverage>,
+    /// The inspector's result (a request with `inspect`).
+    #[serde(default)]
+    pub inspected: Option<String>,
+    /// Why the inspector gave no result.
+    #[serde(default)]
+    pub inspect_error: Option<String>,
 }
 
 impl Response {
+    /// The inspector's result, or why there is none; `None` when no inspector ran.
+    pub fn inspection(&self) -> Option<Result<String, String>> {
+        match (&self.inspected, &self.inspect_error) {
+            (Some(text), _) => Some(Ok(text.clone())),
+            (None, Some(e)) => Some(Err(e.clone())),
+            (None, None) => None,
+        }
+    }
+
     /// The outcome this response stands for; an unknown status is a host error.
     pub fn outcome(&self) -> Outcome {
         match self.status.as_str() {
@@ -126,6 +149,7 @@ mod tests {
             src: "print('é😀\u{7f}')",
             timeout_ms: 10,
             output_cap: 5,
+            inspect: None,
         });
         assert!(line.is_ascii());
         assert!(line.contains(r"\u00e9\ud83d\ude00\u007f"), "{line}");

@@ -54,8 +54,11 @@ impl WorkerCommand {
     }
 }
 
-/// Outcome, output, whether the worker cut it, coverage.
-type Exchanged = (Outcome, String, bool, Option<ProgramCoverage>);
+/// Outcome, output, whether the worker cut it, coverage, inspection.
+type Exchanged = (Outcome, String, bool, Option<ProgramCoverage>, Option<Inspection>);
+
+/// An inspector's result (its string) or why there is none.
+pub type Inspection = Result<String, String>;
 
 /// Bytes of stderr kept for error reasons.
 const STDERR_TAIL: usize = 4096;
@@ -198,10 +201,24 @@ impl Worker {
     /// Runs one script and also returns the semantics coverage the worker
     /// reported (engine262 in coverage mode; `None` from other workers).
     pub async fn run_with_coverage(&mut self, source: &str, opts: &RunOptions) -> (RunResult, Option<ProgramCoverage>) {
+        let (result, coverage, _) = self.run_inspected(source, None, opts).await;
+        (result, coverage)
+    }
+
+    /// Runs one script with an inspector (see [`Request::inspect`]; engine262's
+    /// worker only): the run, its coverage (coverage mode), and the inspector's
+    /// result (`None` when no inspector ran: no `inspect`, or the run ended
+    /// before it, as on a timeout).
+    pub async fn run_inspected(
+        &mut self,
+        source: &str,
+        inspect: Option<&str>,
+        opts: &RunOptions,
+    ) -> (RunResult, Option<ProgramCoverage>, Option<Inspection>) {
         let started = Instant::now();
         // Coverage lists can be long (thousands of step indices): room for them.
         let line_cap = opts.output_cap.saturating_mul(8).saturating_add(1024 * 1024);
-        let (outcome, output, cut, coverage) = self.exchange(source, opts, line_cap).await;
+        let (outcome, output, cut, coverage, inspection) = self.exchange(source, inspect, opts, line_cap).await;
         let (output, output_cut) = cap_output(output, opts.output_cap, cut);
         let result = RunResult {
             outcome,
@@ -209,14 +226,14 @@ impl Worker {
             output_cut,
             millis: started.elapsed().as_millis() as u64,
         };
-        (result, coverage)
+        (result, coverage, inspection)
     }
 
-    async fn exchange(&mut self, source: &str, opts: &RunOptions, line_cap: usize) -> Exchanged {
+    async fn exchange(&mut self, source: &str, inspect: Option<&str>, opts: &RunOptions, line_cap: usize) -> Exchanged {
         if self.live.is_none()
             && let Err(reason) = self.start(line_cap).await
         {
-            return (Outcome::HostError { reason }, String::new(), false, None);
+            return (Outcome::HostError { reason }, String::new(), false, None, None);
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -225,12 +242,17 @@ impl Worker {
             src: source,
             timeout_ms: opts.timeout.as_millis() as u64,
             output_cap: opts.output_cap,
+            inspect,
         });
-        let wait = if self.cmd.own_timeout {
+        let mut wait = if self.cmd.own_timeout {
             opts.timeout + self.cmd.grace
         } else {
             opts.timeout
         };
+        if inspect.is_some() {
+            // The inspector's two phases (before and after the program) each get the timeout.
+            wait += opts.timeout * 2;
+        }
         let deadline = Instant::now() + wait;
         let live = self.live.as_mut().expect("started above");
         let write = async {
@@ -252,31 +274,34 @@ impl Worker {
                         // The worker said its own state is unknown: start afresh.
                         self.stop();
                     }
-                    (outcome, r.stdout, r.stdout_cut, r.coverage)
+                    {
+                        let inspection = r.inspection();
+                        (outcome, r.stdout, r.stdout_cut, r.coverage, inspection)
+                    }
                 }
                 Ok(r) => {
                     self.stop();
                     let reason = format!("response for request {} while waiting for {id}", r.id);
-                    (Outcome::HostError { reason }, String::new(), false, None)
+                    (Outcome::HostError { reason }, String::new(), false, None, None)
                 }
                 Err(e) => {
                     self.stop();
                     let reason = format!("garbage from the worker ({e}): {:?}", clip(&text));
-                    (Outcome::HostError { reason }, String::new(), false, None)
+                    (Outcome::HostError { reason }, String::new(), false, None, None)
                 }
             },
             Err(LineError::Timeout) => {
                 self.stop();
-                (Outcome::Timeout, String::new(), false, None)
+                (Outcome::Timeout, String::new(), false, None, None)
             }
             Err(LineError::Flood(n)) => {
                 self.stop();
                 let reason = format!("the worker flooded stdout: more than {n} bytes without a line end");
-                (Outcome::HostError { reason }, String::new(), false, None)
+                (Outcome::HostError { reason }, String::new(), false, None, None)
             }
             Err(LineError::Io(e)) => {
                 self.stop();
-                (Outcome::HostError { reason: e }, String::new(), false, None)
+                (Outcome::HostError { reason: e }, String::new(), false, None, None)
             }
             Err(LineError::Eof) => {
                 let mut live = self.live.take().expect("present");
@@ -284,10 +309,10 @@ impl Worker {
                 live.guard.kill_tree();
                 let tail = live.stderr_after_exit().await;
                 match status.and_then(|s| s.signal()) {
-                    Some(signal) => (Outcome::Crash { signal }, String::new(), false, None),
+                    Some(signal) => (Outcome::Crash { signal }, String::new(), false, None, None),
                     None => {
                         let reason = format!("the worker exited{}{}", exit_text(status), tail);
-                        (Outcome::HostError { reason }, String::new(), false, None)
+                        (Outcome::HostError { reason }, String::new(), false, None, None)
                     }
                 }
             }

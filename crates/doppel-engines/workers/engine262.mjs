@@ -10,6 +10,9 @@
 // CATALOGUE.json). The response then has
 // "coverage": {"algorithms": [index...], "steps": [index...]}.
 //
+// A request may carry "inspect" (see prepareInspector): the response then has
+// "inspected" (the inspector's string) or "inspect_error".
+//
 // Environment: DOPPEL_ENGINES_DIR (npm/node_modules holds engine262 and acorn).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -111,6 +114,38 @@ const EXTRACT = `(function (e) {
   return JSON.stringify({ ctor: c, message: m });
 })(globalThis.__doppelThrown)`;
 
+// The optional inspector (request field "inspect"): a script evaluated in the
+// program's realm before the program, whose completion value is a function;
+// after the program's script completes or throws (before its promise jobs
+// run) the worker calls it with one argument, whether the program threw, and
+// returns its string result as "inspected" (or why not as "inspect_error").
+// The worker knows nothing of what it inspects.
+function prepareInspector(realm, src) {
+  const c = realm.evaluateScriptSkipDebugger(src);
+  if (c instanceof ThrowCompletion || (c && c.Type === 'throw')) return { error: 'the inspect script threw' };
+  const f = c && c.Value !== undefined ? c.Value : c;
+  if (!f || typeof f.Call !== 'function') return { error: 'the inspect script did not give a function' };
+  return { f };
+}
+
+function runInspector(realm, inspector, threw) {
+  if (inspector.error) return { inspect_error: inspector.error };
+  // Handed over through a global property that the call script deletes
+  // before calling (like __doppelThrown below).
+  const pop = realm.pushTopContext();
+  try {
+    CreateNonEnumerableDataPropertyOrThrow(realm.GlobalObject, Value('__doppelInspect'), inspector.f);
+  } finally {
+    pop?.();
+  }
+  const c = realm.evaluateScriptSkipDebugger(
+    `(function (g) { var f = g.__doppelInspect; delete g.__doppelInspect; return f(${threw}); })(this)`);
+  if (c instanceof ThrowCompletion || (c && c.Type === 'throw')) return { inspect_error: 'the inspector threw' };
+  const v = c && c.Value !== undefined ? c.Value : c;
+  if (!v || typeof v.stringValue !== 'function') return { inspect_error: 'the inspector did not return a string' };
+  return { inspected: v.stringValue() };
+}
+
 function isHostStackOverflow(e) {
   return e instanceof RangeError && /call stack/i.test(String(e.message));
 }
@@ -118,7 +153,7 @@ function isHostStackOverflow(e) {
 serve(`engine262 ${version}`, async (req) => {
   const p = printer(req.output_cap, String);
   let nodes = 0;
-  const deadline = Date.now() + req.timeout_ms;
+  let deadline = Date.now() + req.timeout_ms;
   let checking = true;
   const agent = new Agent({
     onNodeEvaluation() {
@@ -129,11 +164,42 @@ serve(`engine262 ${version}`, async (req) => {
   setSurroundingAgent(agent);
   const realm = new ManagedRealm({});
   createTest262Intrinsics(realm, true, (...args) => p.print(...args));
+  let inspector = null;
+  let inspection = {};
+  if (req.inspect) {
+    try {
+      inspector = prepareInspector(realm, req.inspect);
+    } catch (e) {
+      inspector = { error: `the inspect script failed: ${String(e && e.stack || e).slice(0, 1500)}` };
+    }
+    nodes = 0;
+    deadline = Date.now() + req.timeout_ms;
+  }
   if (session) await session.post('Profiler.takePreciseCoverage');
   let res;
   let completion = null;
+  let syncCoverage = null;
   try {
     completion = realm.evaluateScriptSkipDebugger(req.src);
+    if (inspector) {
+      // The inspector's own evaluation is left out of the program's coverage.
+      if (session) syncCoverage = covered(await session.post('Profiler.takePreciseCoverage'));
+      const threw = completion instanceof ThrowCompletion || (completion && completion.Type === 'throw');
+      // The inspector gets a budget and a clock of its own.
+      const programNodes = nodes;
+      const programDeadline = deadline;
+      nodes = 0;
+      deadline = Date.now() + req.timeout_ms;
+      try {
+        inspection = runInspector(realm, inspector, threw);
+      } catch (e) {
+        inspection = { inspect_error: e instanceof Budget ? 'the inspector ran past the budget'
+          : `the inspector failed: ${String(e && e.stack || e).slice(0, 1500)}` };
+      }
+      nodes = programNodes;
+      deadline = programDeadline;
+      if (session) await session.post('Profiler.takePreciseCoverage');
+    }
     agent.eventLoop.runOnce();
   } catch (e) {
     if (e instanceof Budget) res = { status: 'timeout' };
@@ -141,7 +207,15 @@ serve(`engine262 ${version}`, async (req) => {
     else res = { status: 'host-error', reason: `engine262 failed: ${String(e && e.stack || e).slice(0, 2000)}` };
   }
   let coverage;
-  if (session) coverage = covered(await session.post('Profiler.takePreciseCoverage'));
+  if (session) {
+    coverage = covered(await session.post('Profiler.takePreciseCoverage'));
+    if (syncCoverage) {
+      coverage = {
+        algorithms: [...new Set([...syncCoverage.algorithms, ...coverage.algorithms])].sort((a, b) => a - b),
+        steps: [...new Set([...syncCoverage.steps, ...coverage.steps])].sort((a, b) => a - b),
+      };
+    }
+  }
   if (!res) {
     if (completion instanceof ThrowCompletion || (completion && completion.Type === 'throw')) {
       res = { status: 'throw', ctor: null, message: null };
@@ -160,5 +234,5 @@ serve(`engine262 ${version}`, async (req) => {
     }
   }
   checking = false;
-  return { ...res, stdout: p.out, stdout_cut: p.cut, ...(coverage ? { coverage } : {}) };
+  return { ...res, ...inspection, stdout: p.out, stdout_cut: p.cut, ...(coverage ? { coverage } : {}) };
 });

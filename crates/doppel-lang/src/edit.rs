@@ -13,11 +13,14 @@ use serde::{Deserialize, Serialize};
 /// A position in a source text: 1-based line, 1-based column (characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Pos {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, counted in characters (not bytes).
     pub column: u32,
 }
 
 impl Pos {
+    /// The position at `line`, `column` (both 1-based).
     pub fn new(line: u32, column: u32) -> Self {
         Self { line, column }
     }
@@ -28,8 +31,11 @@ impl Pos {
 /// text before any edit of the same [`apply`] call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceEdit {
+    /// First position replaced (inclusive).
     pub start: Pos,
+    /// First position kept after the replaced text (exclusive).
     pub end: Pos,
+    /// The replacement.
     pub text: String,
 }
 
@@ -263,8 +269,10 @@ impl MappedEdit {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum EditError {
     #[error("edit position {0:?} is outside the text")]
+    /// An edit position lies outside the text.
     OutOfRange(Pos),
     #[error("edits overlap at {0:?}")]
+    /// Two edits overlap, at this position.
     Overlap(Pos),
 }
 

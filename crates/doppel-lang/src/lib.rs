@@ -12,6 +12,8 @@
 //! - [`transform`]: the program transformations of metamorphic debugger
 //!   testing (ISSTA'19 Table 1), shared types; each language implements them.
 
+#![deny(missing_docs)]
+
 pub mod c;
 pub mod edit;
 pub mod js;

@@ -34,6 +34,7 @@ pub enum ProgramTransformationKind {
 }
 
 impl ProgramTransformationKind {
+    /// Every kind, in declaration order.
     pub const ALL: [ProgramTransformationKind; 5] = [
         Self::InsertDeadCode,
         Self::RemoveDeadCode,
@@ -66,6 +67,7 @@ impl ProgramTransformationKind {
 /// [`ProgramInput::coverage`] (then nothing may be removed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
+    /// Never-executed `[start, end)` ranges, in text order.
     pub dead: Vec<(Pos, Pos)>,
 }
 
@@ -94,6 +96,7 @@ pub struct ExpectedVariable {
     pub function: String,
     /// First and last line of the function (new numbering, inclusive).
     pub lines: (u32, u32),
+    /// The variable's name.
     pub name: String,
     /// The value as debuggers render it (`undefined`, `7`).
     pub value: String,
@@ -102,6 +105,7 @@ pub struct ExpectedVariable {
 /// A transformed program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transformed {
+    /// Which transformation made it.
     pub kind: ProgramTransformationKind,
     /// The new program text.
     pub text: String,
@@ -138,11 +142,14 @@ pub struct Transformed {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{kind:?} does not apply: {reason}")]
 pub struct Skip {
+    /// The transformation that did not apply.
     pub kind: ProgramTransformationKind,
+    /// Why, for people (`no literal outside a declaration`).
     pub reason: String,
 }
 
 impl Skip {
+    /// A skip of `kind` for `reason`.
     pub fn new(kind: ProgramTransformationKind, reason: impl Into<String>) -> Self {
         Self {
             kind,
@@ -157,6 +164,7 @@ pub type Rng<'a> = &'a mut dyn rand::RngCore;
 
 /// One program transformation of one language.
 pub trait ProgramTransformation: Send + Sync {
+    /// Which kind of transformation this is.
     fn kind(&self) -> ProgramTransformationKind;
 
     /// Transforms `input`, choosing the place with `rng`.

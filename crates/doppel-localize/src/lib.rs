@@ -14,6 +14,9 @@
 //!   branch spectra.
 //! - [`case`]: one case from build to named outcome.
 //! - [`summary`]: a corpus run's table per technique and defect class.
+//! - [`record`], [`view`], [`technique`], [`repro`], [`campaign`]: the
+//!   technique seam: stored cases, their view, replay and reproducer, and
+//!   cases as work items of the core campaign runner (`doppel localize`).
 //!
 //! Darwin proper (path-condition deviations on the concolic engine) is not
 //! here yet: cases end as [`case::Outcome::BaselinesOnly`].
@@ -21,8 +24,13 @@
 #![deny(missing_docs)]
 
 pub mod baselines;
+pub mod campaign;
 pub mod case;
 pub mod darwin;
+pub mod record;
 pub mod report;
+pub mod repro;
 pub mod summary;
+pub mod technique;
 pub mod truth;
+pub mod view;

@@ -34,6 +34,8 @@ pub struct MetaSpec {
     pub debugger: String,
     /// Backend settings (timeouts, warm reuse, limits, executable).
     pub debugger_config: DebuggerConfig,
+    /// The knobs of the technique (`[meta]` in `doppel.toml`: rounds,
+    /// transformations, ...).
     pub meta: MetaConfig,
     /// Parallel jobs, each with its own debugger.
     pub jobs: usize,

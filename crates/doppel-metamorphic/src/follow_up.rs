@@ -55,23 +55,30 @@ pub enum FollowUpOutcome {
     /// The answer to the follow-up trace's action `index` (0-based, as
     /// [`doppel_core::Finding::action_index`]) broke the relation.
     Violated {
+        /// Index (0-based) of the follow-up trace's action whose answer broke it.
         index: usize,
         /// The action issued at that step (the replacing step, if replaced).
         action: Action,
         /// The line the action was issued at (the pause before it, or the
         /// breakpoint's requested line).
         line: Option<u32>,
+        /// What the answer showed against what the relation expected.
         difference: Difference,
     },
     /// The run cannot be judged (the program outran the action timeout, the
     /// added breakpoint was hit too often).
-    Inconclusive { reason: String },
+    Inconclusive {
+        /// Why, for people.
+        reason: String,
+    },
 }
 
 /// The follow-up trace and its outcome.
 #[derive(Debug, Clone)]
 pub struct FollowUp {
+    /// The follow-up run's actions and outputs.
     pub trace: Trace,
+    /// Whether the relation held.
     pub outcome: FollowUpOutcome,
     /// Wall time, load to reset, in milliseconds.
     pub duration_ms: f64,

@@ -22,6 +22,8 @@
 //! - [`technique`]: the technique seam (show, replay, repro, report) for the commands;
 //! - [`campaign`]: many sequences over a job pool, stored as they finish.
 
+#![deny(missing_docs)]
+
 pub mod action;
 pub mod campaign;
 pub mod config;

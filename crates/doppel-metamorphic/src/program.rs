@@ -15,7 +15,9 @@ use std::time::Duration;
 /// A program of a metamorphic test, ready for a debugger.
 #[derive(Debug, Clone)]
 pub struct Program {
+    /// The built program (source path, binary, hash).
     pub subject: Subject,
+    /// Its source text.
     pub text: String,
     /// AST node type per line (index = line - 1).
     pub node_types: Vec<String>,

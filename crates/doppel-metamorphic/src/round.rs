@@ -21,6 +21,7 @@ use std::sync::Arc;
 /// The transformation a test applied, for people and class keys.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Applied {
+    /// Which transformation (a program or an action transformation).
     pub transformation: Transformation,
     /// What changed (`inserted `x = x;` before 12:5`, `replaced continue #3 by step over`).
     pub description: String,
@@ -38,6 +39,8 @@ pub struct Test {
     pub skipped: Vec<(Transformation, String)>,
     /// The follow-up program (the same as the initial one for action transformations).
     pub program: Program,
+    /// The follow-up run and its outcome; `None` when no transformation applied
+    /// (no follow-up ran).
     pub follow_up: Option<FollowUp>,
 }
 

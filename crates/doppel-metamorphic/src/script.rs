@@ -17,13 +17,16 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One action and the output the debugger answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// The action issued.
     pub action: Action,
+    /// The debugger's answer to it.
     pub output: Output,
 }
 
 /// The steps of one run, in order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Script {
+    /// Steps in the order they were issued.
     pub steps: Vec<Step>,
 }
 

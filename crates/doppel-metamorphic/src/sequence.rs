@@ -21,13 +21,19 @@ pub struct TestRecord {
     pub round: usize,
     /// Transformations applied so far, this test's last.
     pub chain: Vec<Transformation>,
+    /// The transformation this test applied (`None`: none applied).
     pub applied: Option<Applied>,
+    /// Transformations tried before it that did not apply, each with why.
     pub skipped: Vec<(Transformation, String)>,
+    /// The program the initial run of this test ran.
     pub initial: Program,
+    /// The initial run's trace on it.
     pub initial_trace: Trace,
+    /// The follow-up program (the initial one for action transformations).
     pub follow_up: Program,
     /// Empty when no follow-up ran.
     pub follow_up_trace: Option<Trace>,
+    /// How the test ended (a divergence when the relation was broken).
     pub verdict: Verdict,
     /// The follow-up run's wall time (the initial run's too in round 1), ms.
     pub duration_ms: f64,

@@ -109,6 +109,10 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// Soak (issue 14): a long differential campaign on a C corpus with a
+    /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
+    /// and --resume): the fault suite's counts, peak RSS, open descriptors.
+    Soak(super::bench_soak::SoakArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -157,6 +161,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Soak(soak) = a.what {
+        return super::bench_soak::run(soak).await;
+    }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;
     }

@@ -6,89 +6,13 @@
 //! per item is the difference of the two wall times over the items. Prints
 //! figures; asserts nothing.
 
-use doppel_core::campaign::{self, Item, ItemError, Job, Options, Sink, Source, Technique};
+use super::bench_fake::{self, Fake, Work};
+use doppel_core::campaign::{self, Item, Options, Source};
 use doppel_core::store::Store;
-use doppel_core::{Language, RunRecord, Subject, ToolInfo, Verdict};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// The fake technique: every item spins for `work` and stores one record.
-struct Fake {
-    work: Duration,
-}
-
-struct FakeJob {
-    work: Duration,
-}
-
-/// Busy work of `d` (CPU, no sleeping: the scheduler's wake-up latency would
-/// swamp a sub-millisecond overhead).
-fn spin(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
-
-fn record(key: &str, seed: u64, duration_ms: f64) -> RunRecord {
-    RunRecord {
-        id: None,
-        key: key.to_string(),
-        technique: "bench-runner".into(),
-        campaign: "bench".into(),
-        subject: Subject {
-            name: "fake".into(),
-            language: Language::C,
-            source: "fake.c".into(),
-            source_name: "fake.c".into(),
-            line_count: 1,
-            binary: None,
-            prelude: vec![],
-            epilogue: vec![],
-            hash: "fake".into(),
-            build: "none".into(),
-        },
-        seed,
-        config: serde_json::Value::Null,
-        debuggers: vec![ToolInfo {
-            name: "fake".into(),
-            version: "0".into(),
-            protocol: "none".into(),
-            executable: "none".into(),
-        }],
-        verdict: Verdict::ProgramFinished { actions: 1 },
-        traces: vec![],
-        duration_ms,
-        started_at_ms: 0,
-    }
-}
-
-/// One fake run: the work, then its record.
-fn fake_run(key: &str, seed: u64, work: Duration) -> RunRecord {
-    let t = Instant::now();
-    spin(work);
-    record(key, seed, t.elapsed().as_secs_f64() * 1000.0)
-}
-
-impl Technique for Fake {
-    type Input = ();
-    type Job = FakeJob;
-    fn name(&self) -> &str {
-        "bench-runner"
-    }
-    async fn setup(&self, _index: usize) -> anyhow::Result<FakeJob> {
-        Ok(FakeJob { work: self.work })
-    }
-}
-
-impl Job for FakeJob {
-    type Input = ();
-    async fn run(&mut self, item: &Item<()>, sink: &Sink<'_>) -> Result<(), ItemError> {
-        sink.store(fake_run(&item.key, item.seed, self.work)).await;
-        Ok(())
-    }
-    async fn shutdown(self) {}
-}
+const TECHNIQUE: &str = "bench-runner";
 
 /// Rounds of (baseline, runner), alternated so that drifting machine load
 /// hits both alike; the medians are printed.
@@ -101,20 +25,22 @@ async fn fresh_store(dir: &std::path::Path, name: &str) -> anyhow::Result<Store>
 }
 
 /// Seconds for the baseline: the same runs and stores in a plain loop.
-async fn baseline(list: &[Item<()>], work: Duration, store: &Store) -> anyhow::Result<(f64, f64)> {
+async fn baseline(list: &[Item<String>], work: Duration, store: &Store) -> anyhow::Result<(f64, f64)> {
     let t = Instant::now();
     let mut run_ms = 0.0;
     for i in list {
-        let r = fake_run(&i.key, i.seed, work);
-        run_ms += r.duration_ms;
-        store.insert_run(&r).await?;
+        let ms = Work::Spin(work).perform().await;
+        run_ms += ms;
+        store
+            .insert_run(&bench_fake::record(TECHNIQUE, &i.input, &i.key, i.seed, ms))
+            .await?;
     }
     Ok((t.elapsed().as_secs_f64(), run_ms))
 }
 
 /// Seconds for the runner (one job, resume on: it reads the stored keys, as
 /// a campaign does).
-async fn runner(list: &[Item<()>], work: Duration, store: &Store) -> anyhow::Result<(f64, f64)> {
+async fn runner(list: &[Item<String>], work: Duration, store: &Store) -> anyhow::Result<(f64, f64)> {
     let options = Options {
         campaign: "bench".into(),
         jobs: 1,
@@ -123,7 +49,11 @@ async fn runner(list: &[Item<()>], work: Duration, store: &Store) -> anyhow::Res
         source: Source::All,
     };
     let t = Instant::now();
-    let stats = campaign::run(&Fake { work }, list, store, &options, &|_| {}).await?;
+    let fake = Fake {
+        name: TECHNIQUE,
+        work: Work::Spin(work),
+    };
+    let stats = campaign::run(&fake, list, store, &options, &|_| {}).await?;
     let s = t.elapsed().as_secs_f64();
     anyhow::ensure!(
         stats.runs == list.len() && !stats.failed(),
@@ -150,14 +80,8 @@ pub async fn run(items: u64, work_us: u64) -> anyhow::Result<ExitCode> {
     } else {
         tempfile::tempdir()?
     };
-    let list: Vec<Item<()>> = (0..items)
-        .map(|seed| Item {
-            key: format!("bench-runner|{seed}"),
-            subject: "fake".into(),
-            seed,
-            input: (),
-        })
-        .collect();
+    let list = bench_fake::items(TECHNIQUE, "bench", items);
+    let load_before = bench_fake::load();
     let (mut base, mut run, mut overhead) = (Vec::new(), Vec::new(), Vec::new());
     let (mut base_run_ms, mut runner_run_ms) = (0.0, 0.0);
     for round in 0..ROUNDS {
@@ -175,6 +99,7 @@ pub async fn run(items: u64, work_us: u64) -> anyhow::Result<ExitCode> {
         "bench runner: {items} fake items of {work_us} µs CPU each, one job, SQLite stores in {}, median of {ROUNDS} rounds",
         dir.path().parent().map(|p| p.display().to_string()).unwrap_or_default()
     );
+    println!("  {load_before} before, {} after", bench_fake::load());
     println!(
         "  baseline (plain loop, same runs and stores): {:.3} ms/item, of which the runs {:.3} ms",
         per_item_ms(median(base.clone())),

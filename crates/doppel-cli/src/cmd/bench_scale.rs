@@ -7,89 +7,14 @@
 //! claiming and storing, not the machine's cores. Prints figures; asserts
 //! nothing.
 
-use doppel_core::campaign::{self, Item, ItemError, Job, Options, Sink, Source, Technique};
+use super::bench_fake::{self, Fake, Work};
+use doppel_core::campaign::{self, Options, Source};
 use doppel_core::store::Store;
 use doppel_core::store::queue::WorkQueue;
-use doppel_core::{Language, RunRecord, Subject, ToolInfo, Verdict};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// The fake technique: every item waits `work` and stores one record.
-struct Fake {
-    work: Duration,
-}
-
-struct FakeJob {
-    work: Duration,
-}
-
-fn record(key: &str, campaign: &str, seed: u64, duration_ms: f64) -> RunRecord {
-    RunRecord {
-        id: None,
-        key: key.to_string(),
-        technique: "bench-scale".into(),
-        campaign: campaign.into(),
-        subject: Subject {
-            name: "fake".into(),
-            language: Language::C,
-            source: "fake.c".into(),
-            source_name: "fake.c".into(),
-            line_count: 1,
-            binary: None,
-            prelude: vec![],
-            epilogue: vec![],
-            hash: "fake".into(),
-            build: "none".into(),
-        },
-        seed,
-        config: serde_json::Value::Null,
-        debuggers: vec![ToolInfo {
-            name: "fake".into(),
-            version: "0".into(),
-            protocol: "none".into(),
-            executable: "none".into(),
-        }],
-        verdict: Verdict::ProgramFinished { actions: 1 },
-        traces: vec![],
-        duration_ms,
-        started_at_ms: 0,
-    }
-}
-
-impl Technique for Fake {
-    type Input = String;
-    type Job = FakeJob;
-    fn name(&self) -> &str {
-        "bench-scale"
-    }
-    async fn setup(&self, _index: usize) -> anyhow::Result<FakeJob> {
-        Ok(FakeJob { work: self.work })
-    }
-}
-
-impl Job for FakeJob {
-    type Input = String;
-    async fn run(&mut self, item: &Item<String>, sink: &Sink<'_>) -> Result<(), ItemError> {
-        let t = Instant::now();
-        tokio::time::sleep(self.work).await;
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        sink.store(record(&item.key, &item.input, item.seed, ms)).await;
-        Ok(())
-    }
-    async fn shutdown(self) {}
-}
-
-/// The campaign's items: `bench-scale|CAMPAIGN|seed`.
-fn items(campaign: &str, n: u64) -> Vec<Item<String>> {
-    (0..n)
-        .map(|seed| Item {
-            key: format!("bench-scale|{campaign}|{seed}"),
-            subject: "fake".into(),
-            seed,
-            input: campaign.to_string(),
-        })
-        .collect()
-}
+const TECHNIQUE: &str = "bench-scale";
 
 /// One worker (a process started by [`run`]): claims until the campaign is
 /// done, prints `runs N`.
@@ -108,9 +33,11 @@ pub async fn worker(db: &str, campaign: &str, name: &str, n: u64, work_ms: u64) 
         },
     };
     let fake = Fake {
-        work: Duration::from_millis(work_ms),
+        name: TECHNIQUE,
+        work: Work::Sleep(Duration::from_millis(work_ms)),
     };
-    let stats = campaign::run(&fake, &items(campaign, n), &store, &options, &|_| {}).await?;
+    let items = bench_fake::items(TECHNIQUE, campaign, n);
+    let stats = campaign::run(&fake, &items, &store, &options, &|_| {}).await?;
     anyhow::ensure!(!stats.failed(), "worker {name}: {stats:?}");
     println!("runs {}", stats.runs);
     Ok(ExitCode::SUCCESS)
@@ -170,6 +97,7 @@ pub async fn run(db: &str, n: u64, work_ms: u64, workers: usize) -> anyhow::Resu
     // Create the schema and queue table once, before workers race for it.
     Store::open(db).await?;
     let tag = format!("{}-{}", std::process::id(), chrono_free_now());
+    let load_before = bench_fake::load();
     let mut figures = Vec::new();
     for w in [1, workers] {
         let campaign = format!("bench-scale-{tag}-{w}");
@@ -180,6 +108,7 @@ pub async fn run(db: &str, n: u64, work_ms: u64, workers: usize) -> anyhow::Resu
     println!(
         "bench scale: {n} fake items of {work_ms} ms (sleep: CPU-light), --jobs 1 per worker, one PostgreSQL store, --claim"
     );
+    println!("  {load_before} before, {} after", bench_fake::load());
     for (w, secs, rate, exited) in &figures {
         println!(
             "  {w} worker(s): all items done after {secs:.2} s (processes started included; all exited after {exited:.2} s), \

@@ -290,7 +290,9 @@ async fn reduce(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
         reduced.line,
         reduced.summary.path.display()
     );
-    r.config["reduced"] = serde_json::to_value(&reduced)?;
+    let mut record = doppel_debuginfo::record::FindingRecord::from_value(&r.config).map_err(anyhow::Error::msg)?;
+    record.reduced = Some(reduced);
+    r.config = record.to_value();
     store.insert_run(&r).await?;
     Ok(ExitCode::SUCCESS)
 }
@@ -356,10 +358,6 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
         config.executable = spec.executables.get(d).cloned();
         (entry.probe)(&config)?;
     }
-    anyhow::ensure!(
-        !a.runner.claim,
-        "--claim: a debuginfo program stores several records; split a debuginfo campaign by --partition k/N"
-    );
     let options = a.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
     let programs = doppel_debuginfo::inputs::programs(

@@ -79,10 +79,6 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     // A missing debugger is one clear error before anything runs; its
     // probed executable and version are part of every key.
     campaign::probe_tool(&mut spec)?;
-    anyhow::ensure!(
-        !a.run.runner.claim,
-        "--claim: a metamorphic sequence stores several tests; split a metamorphic campaign by --partition k/N"
-    );
     let options = a.run.runner.options(&spec.name, spec.jobs, spec.resume, db)?;
     let store = super::open_store(db).await?;
     let language = doppel_debuggers::registry::language_of(std::slice::from_ref(&spec.debugger))?;

@@ -3,13 +3,16 @@
 pub mod backends;
 pub mod bench;
 pub mod bench_engines;
+pub mod bench_fake;
 pub mod bench_runner;
 pub mod bench_scale;
+pub mod bench_soak;
 pub mod campaign;
 pub mod classes;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;
+pub mod localize;
 pub mod meta;
 pub mod reclassify;
 pub mod replay;

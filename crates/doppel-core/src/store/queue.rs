@@ -15,7 +15,9 @@
 //!   (`clock_timestamp()`), the one clock all machines share; a worker
 //!   renews its leases while a run goes on ([`WorkQueue::renew`]).
 //! - [`WorkQueue::complete`] marks the item done and stores the run in one
-//!   transaction: a run is stored if and only if its item is done. When a
+//!   transaction: a run is stored if and only if its item is done
+//!   ([`WorkQueue::complete_with`]: every record of an item that stores
+//!   several). When a
 //!   lease expired and two workers ran the same item, the first completion
 //!   wins and the second stores nothing ([`Completion::AlreadyDone`]): no
 //!   duplicate, no loss.
@@ -64,7 +66,8 @@ pub struct Claimed {
 /// What [`WorkQueue::complete`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
-    /// The run is stored (with this id) and the item is done.
+    /// The run is stored (with this id; for [`WorkQueue::complete_with`],
+    /// the last run's, 0 for none) and the item is done.
     Stored(i64),
     /// Another worker completed the item first (this worker's lease had
     /// expired); nothing was stored.
@@ -280,16 +283,28 @@ impl WorkQueue {
             "completing work item {key} with run {}: the run key is the item key",
             run.key
         );
+        self.complete_with(key, std::slice::from_ref(run)).await
+    }
+
+    /// Stores `runs` (every record item `key` produced, whatever their keys:
+    /// a metamorphic sequence's tests, a debug-information program's
+    /// sessions and findings; possibly none) and marks the item done, all
+    /// in one transaction, so an item's records are stored if and only if
+    /// the item is done. [`Completion::Stored`] holds the id of the last run
+    /// (0 for none). If the item is already done, stores nothing.
+    ///
+    /// Errors: as [`WorkQueue::complete`] (nothing is stored then).
+    pub async fn complete_with(&self, key: &str, runs: &[RunRecord]) -> anyhow::Result<Completion> {
         let context = || format!("completing work item {key}");
         self.store
-            .retrying(&context, || self.complete_once(key, run, &context))
+            .retrying(&context, || self.complete_once(key, runs, &context))
             .await
     }
 
     async fn complete_once(
         &self,
         key: &str,
-        run: &RunRecord,
+        runs: &[RunRecord],
         context: &(dyn Fn() -> String + Sync),
     ) -> anyhow::Result<Completion> {
         let mut tx = self.store.pool.begin().await.with_context(context)?;
@@ -317,7 +332,10 @@ impl WorkQueue {
             anyhow::ensure!(exists, "work item {key} is not in campaign {}'s queue", self.campaign);
             return Ok(Completion::AlreadyDone);
         }
-        let id = Store::upsert_run_on(&mut tx, run).await?;
+        let mut id = 0;
+        for run in runs {
+            id = Store::upsert_run_on(&mut tx, run).await?;
+        }
         tx.commit().await.with_context(context)?;
         Ok(Completion::Stored(id))
     }

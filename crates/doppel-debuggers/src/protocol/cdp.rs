@@ -45,14 +45,20 @@ pub type CdpError = super::ClientError;
 pub enum Incoming {
     /// The answer to command `id`: its `result`, or the error's message.
     Response {
+        /// The `id` of the command this answers.
         id: i64,
+        /// The flat-mode `sessionId` of the target it came from (`None`: the browser).
         session: Option<String>,
+        /// The command's `result`, or the `error.message`.
         result: Result<Value, String>,
     },
     /// An event `method` with its `params` (`null` if absent).
     Event {
+        /// The event's name (`Debugger.paused`).
         method: String,
+        /// The flat-mode `sessionId` of the target it came from (`None`: the browser).
         session: Option<String>,
+        /// The event's `params` (`null` if absent).
         params: Value,
     },
 }

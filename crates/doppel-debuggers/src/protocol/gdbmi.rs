@@ -92,19 +92,31 @@ pub enum StreamKind {
 pub enum Line {
     /// `[token]^class,results`
     Result {
+        /// The command's token, if it had one (GDB manual, "GDB/MI Output Syntax").
         token: Option<u64>,
+        /// `done`, `running`, `connected`, `error` or `exit`.
         class: String,
+        /// The results as a tuple (`{}` when there are none).
         results: Value,
     },
     /// `[token]*class,results` and the like.
     Async {
+        /// The token of the command that caused it, if any.
         token: Option<u64>,
+        /// Exec (`*`), status (`+`) or notify (`=`).
         kind: AsyncKind,
+        /// The async class (`stopped`, `running`, `breakpoint-modified`).
         class: String,
+        /// The results as a tuple.
         results: Value,
     },
     /// `~"text"` and the like.
-    Stream { kind: StreamKind, text: String },
+    Stream {
+        /// Console (`~`), target (`@`) or log (`&`).
+        kind: StreamKind,
+        /// The C string, unescaped.
+        text: String,
+    },
     /// `(gdb)`
     Prompt,
     /// Anything that is not MI (inferior output in the stream).
@@ -116,6 +128,7 @@ pub enum Line {
 pub struct ParseError {
     /// Byte offset in the line.
     pub at: usize,
+    /// What is wrong there, for people.
     pub message: String,
 }
 

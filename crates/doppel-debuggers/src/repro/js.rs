@@ -117,7 +117,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let id = run.id.map(|i| i.to_string()).unwrap_or_default();
     let run_sh = format!(
         "#!/bin/sh\n# Reproduces doppel run {id} against Node's inspector (V8) over CDP.\nset -u\ncd \"$(dirname \"$0\")\"\n\
-         node --experimental-websocket repro-cdp.mjs 2>&1 | tee node.out\n"
+         node repro-cdp.mjs 2>&1 | tee node.out\n"
     );
 
     let mut readme = String::from("# doppel reproducer (JavaScript)\n\n");
@@ -139,7 +139,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     writeln!(
         readme,
         "\nScripts, run in this order as classic scripts in one global: {}.\n\n\
-         ## Node (V8)\n\n`sh run.sh` (Node 20 needs `--experimental-websocket`, which run.sh passes) replays the\n\
+         ## Node (V8)\n\n`sh run.sh` (any Node from 18 on; `websocket.mjs` is the WebSocket client) replays the\n\
          actions over the Chrome DevTools Protocol and prints each answer; `<-- divergence` marks the\n\
          action after which the debuggers disagreed.\n\n\
          ## Chromium and Firefox DevTools\n\n\
@@ -182,11 +182,18 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         ("page.html".into(), page),
         ("loader.js".into(), loader),
         ("repro-cdp.mjs".into(), cdp),
+        ("websocket.mjs".into(), WEBSOCKET_CLIENT.to_string()),
         ("run.sh".into(), run_sh),
         ("README.md".into(), readme),
     ]);
     Ok(Reproducer { files })
 }
+
+/// A WebSocket client (RFC 6455, over `node:net`) written beside the CDP
+/// replay script, so the reproducer runs with any Node from 18 on (Debian
+/// 12's) without flags or packages: Node 18 has no `WebSocket`, Node 20
+/// only behind `--experimental-websocket`.
+const WEBSOCKET_CLIENT: &str = include_str!("websocket.mjs");
 
 /// The CDP replay script; `__SOURCE__`, `__ACTIONS__` and `__DIVERGENCE__`
 /// are filled in. It drives node the way doppel's Node backend does
@@ -224,8 +231,9 @@ const CDP_SCRIPT: &str = r#"// Replays a doppel run against Node's inspector (V8
 //    step that stops there steps out while a frame of the run's scripts is below, else runs to the
 //    next script (the instrumentation breakpoint again) and stops at its first statement.
 // A node that dies is reported with its exit code or signal, as doppel reports it.
-// Usage: node --experimental-websocket repro-cdp.mjs   (Node 22+: the flag is not needed)
+// Usage: node repro-cdp.mjs   (Node 18 or later; websocket.mjs beside it is the WebSocket client)
 import { spawn } from 'node:child_process';
+import { WebSocket } from './websocket.mjs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 

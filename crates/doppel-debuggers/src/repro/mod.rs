@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 /// The files of a reproducer, by name (relative paths; `/` separates folders).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reproducer {
+    /// (path, contents) per file, in the order they are written.
     pub files: Vec<(String, String)>,
 }
 

@@ -10,7 +10,7 @@ use crate::coverage::{Catalogue, ProgramCoverage};
 use crate::features::FeatureSet;
 use crate::hosted::probe_features;
 use crate::registry::{EngineEntry, HostTraits};
-use crate::worker::{Worker, WorkerCommand};
+use crate::worker::{Inspection, Worker, WorkerCommand};
 use crate::{Engine, EngineError, EngineInfo, EnginesConfig, Family, RunOptions, RunResult, Script};
 use async_trait::async_trait;
 use std::path::PathBuf;
@@ -136,6 +136,21 @@ impl Engine262 {
             }
         }
         self.worker.run_with_coverage(&script.source, opts).await
+    }
+
+    /// Runs a program with an inspector script in the same realm (see
+    /// [`crate::wire::Request::inspect`]): the run and the inspector's string
+    /// result, or why there is none (`None`: the run ended before the
+    /// inspector could run, e.g. a timeout or a host error). No feature gate:
+    /// engine262 is the specification and supports every pinned feature.
+    pub async fn run_inspected(
+        &mut self,
+        source: &str,
+        inspect: &str,
+        opts: &RunOptions,
+    ) -> (RunResult, Option<Inspection>) {
+        let (result, _, inspection) = self.worker.run_inspected(source, Some(inspect), opts).await;
+        (result, inspection)
     }
 
     /// The catalogue of algorithms and steps (built by the worker on its first

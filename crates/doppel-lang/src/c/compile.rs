@@ -21,7 +21,9 @@ use tokio::process::Command;
 /// How to compile a subject: a compiler and its flags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildRecipe {
+    /// The compiler executable (`gcc`, `clang-19`), looked up on `PATH`.
     pub compiler: String,
+    /// Its flags, in order (`-O0 -g`); the source and `-o` are added.
     pub flags: Vec<String>,
 }
 
@@ -61,10 +63,19 @@ impl fmt::Display for BuildRecipe {
 /// Why a subject could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// The compiler is not on `PATH`.
     #[error("compiler '{compiler}' not found (apt-get install {compiler})")]
-    CompilerMissing { compiler: String },
+    CompilerMissing {
+        /// The compiler as the recipe names it.
+        compiler: String,
+    },
+    /// The compiler rejected the program (a subject error, not the environment's).
     #[error("does not compile:\n{stderr}")]
-    CompileFailed { stderr: String },
+    CompileFailed {
+        /// The compiler's diagnostics.
+        stderr: String,
+    },
+    /// The compiler did not finish within the build timeout.
     #[error("the compiler did not finish within {0:?}")]
     Timeout(Duration),
     /// The build environment failed (the cache cannot be written, the
@@ -72,7 +83,9 @@ pub enum BuildError {
     /// program's fault. `doing` names the operation and its path.
     #[error("build environment: {doing}: {source}")]
     Io {
+        /// The operation and its path (`writing the cache entry /x/y`).
         doing: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

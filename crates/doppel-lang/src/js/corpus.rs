@@ -51,29 +51,48 @@ pub enum JsSubjectError {
     /// Reading the source or a harness file, or writing the cache, failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
     /// The source is not UTF-8 text.
     #[error("{path}: not UTF-8 text")]
-    NotUtf8 { path: PathBuf },
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+    },
     /// The source is not a valid classic script (parser and semantic
     /// checker errors, `line:column: message`, at most 20 of them).
     #[error("does not parse as a script:\n{}", errors.join("\n"))]
-    Syntax { errors: Vec<String> },
+    Syntax {
+        /// `line:column: message` per error.
+        errors: Vec<String>,
+    },
     /// A test262 test that cannot run as an unmodified sloppy classic script.
     #[error("unsupported test262 test: {reason}")]
-    Unsupported { reason: String },
+    Unsupported {
+        /// Which flag or feature rules it out (`flags: [module]`).
+        reason: String,
+    },
     /// A test262 test outside any checkout with `harness/assert.js`.
     #[error(
         "{test}: no test262 harness (a directory with harness/assert.js) above this test; \
          pass one with JsCache::with_test262_harness"
     )]
-    HarnessMissing { test: PathBuf },
+    HarnessMissing {
+        /// The test file.
+        test: PathBuf,
+    },
     /// A harness file the test includes does not exist.
     #[error("test262 harness file {file} is missing from {dir}")]
-    HarnessFileMissing { file: String, dir: PathBuf },
+    HarnessFileMissing {
+        /// The file the test's `includes:` names.
+        file: String,
+        /// The harness directory searched.
+        dir: PathBuf,
+    },
     /// A SunSpider program without a top-level `function run()`.
     #[error("SunSpider program declares no top-level function run(), which its epilogue calls")]
     NoRunFunction,
@@ -97,7 +116,9 @@ pub struct Test262Meta {
 /// `phase` (`parse`, `resolution` or `runtime`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Negative {
+    /// `parse`, `resolution` or `runtime` (test262's INTERPRETING.md, "negative").
     pub phase: String,
+    /// The constructor name of the expected error (`SyntaxError`, `TypeError`).
     pub error_type: String,
 }
 

@@ -16,14 +16,18 @@ pub mod sliding;
 /// A breakpoint the follow-up run adds before step `before` of the script.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AddedBreakpoint {
+    /// Index (0-based) of the script step the breakpoint is added before.
     pub before: usize,
+    /// Where it is set (file and 1-based line of the program).
     pub at: Location,
 }
 
 /// A continue (step `index` of the script) the follow-up run replaces by `by`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReplacedContinue {
+    /// Index (0-based) of the replaced `continue` in the script.
     pub index: usize,
+    /// The step that replaces it (`step over`, `step in`).
     pub by: ExecAction,
 }
 
@@ -34,7 +38,9 @@ pub struct ReplacedContinue {
 pub struct Plan {
     /// Actions to issue and the outputs they must produce.
     pub script: Script,
+    /// The breakpoint the add-breakpoint transformation adds (ISSTA'19 section 3.2.1).
     pub add_breakpoint: Option<AddedBreakpoint>,
+    /// The continue the replace-continue transformation replaces (ISSTA'19 section 3.2.1).
     pub replace_continue: Option<ReplacedContinue>,
     /// Lines of the transformed program that hold inserted code: a step
     /// that pauses there is repeated (the initial program had no statement

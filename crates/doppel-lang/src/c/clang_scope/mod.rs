@@ -77,14 +77,24 @@ const CLANG_TIMEOUT: Duration = Duration::from_secs(120);
 pub enum VarKind {
     /// An integer type (including `char`, `_Bool`, enums and the `<stdint.h>`
     /// typedefs): `bits` wide, signed or not.
-    Integer { signed: bool, bits: u8 },
+    Integer {
+        /// Whether the type is signed.
+        signed: bool,
+        /// Width in bits (8 for `char`, 32 for `int` on x86-64).
+        bits: u8,
+    },
     /// A pointer: compared by whether it is null (addresses differ between
     /// builds).
     Pointer,
     /// An array of `len` elements of kind `elem`: an [`VarKind::Integer`],
     /// or, for a multi-dimensional array of integers, again an
     /// [`VarKind::Array`] (`int [2][3]` is 2 arrays of 3 ints).
-    Array { elem: Box<VarKind>, len: u32 },
+    Array {
+        /// The kind of one element.
+        elem: Box<VarKind>,
+        /// Number of elements of the outermost dimension.
+        len: u32,
+    },
     /// A struct: its named fields in declaration order, each with its kind
     /// (nested structs and arrays included). Empty when the record's
     /// definition was not found (values written before fields were known
@@ -92,6 +102,7 @@ pub enum VarKind {
     /// [`VarKind::Other`].
     Struct {
         #[serde(default)]
+        /// Field names and kinds, in declaration order.
         fields: Vec<(String, VarKind)>,
     },
     /// Anything else (floating point, unions, function pointers, arrays of
@@ -239,9 +250,11 @@ const QUALIFIERS: [&str; 6] = ["const", "volatile", "restrict", "__restrict", "_
 /// A variable visible at a line, as the scope oracle found it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ScopedVariable {
+    /// The identifier as declared.
     pub name: String,
     /// The type as written (`int32_t`, `uint8_t *`).
     pub type_name: String,
+    /// How its value is printed and compared.
     pub kind: VarKind,
     /// A formal parameter rather than a local.
     pub parameter: bool,

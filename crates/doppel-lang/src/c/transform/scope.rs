@@ -29,7 +29,9 @@ pub enum TypeClass {
     /// A struct or union whose definition is in the file and has no `const`
     /// member (so `s = s;` compiles).
     Record,
+    /// An array (not assignable as a whole).
     Array,
+    /// A function designator.
     Function,
     /// Anything else: unknown typedefs, incomplete records, enumerators,
     /// typedef names; such names only shadow.
@@ -39,7 +41,9 @@ pub enum TypeClass {
 /// A variable visible at a statement boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variable {
+    /// The identifier.
     pub name: String,
+    /// What kind of type it has.
     pub class: TypeClass,
     /// The variable itself is `const` (a `const int`, an `int *const`).
     pub is_const: bool,
