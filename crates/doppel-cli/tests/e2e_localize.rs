@@ -289,3 +289,20 @@ async fn real_codeflaws_pairs_of_each_class() {
     }
     assert!(localized >= 1, "{text}");
 }
+
+/// `doppel bench localize` prints its figures (nothing about speed is
+/// asserted: figures are for people).
+#[test]
+fn bench_localize_prints_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doppel(&dir.path().join("d.db"))
+        .args(["bench", "localize", "--limit", "1", "--runs", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1-A-bug-10-11") && text.contains("localized"), "{text}");
+    for figure in ["seconds per case", "solver share", "instructions per second"] {
+        assert!(text.contains(figure), "{figure}: {text}");
+    }
+}

@@ -98,8 +98,8 @@ async fn main() -> Result<(), String> {
         pct(c.top_steps)
     );
     println!(
-        "rejected: syntax {}, outcome {:?}, no new coverage {}, failed mutations {}",
-        s.rejected_syntax, s.rejected_outcome, s.no_new_coverage, s.mutations_failed
+        "rejected: syntax {}, duplicate {}, outcome {:?}, no new coverage {}, failed mutations {}",
+        s.rejected_syntax, s.duplicates, s.rejected_outcome, s.no_new_coverage, s.mutations_failed
     );
     for (origin, (tried, kept)) in &s.by_origin {
         println!("  {origin}: {kept} kept of {tried}");

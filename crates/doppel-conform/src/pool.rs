@@ -14,7 +14,8 @@
 //! program, each candidate is a mutant with probability
 //! [`GeneratorConfig::mutation_share`] while seeds remain.
 //!
-//! A candidate enters the pool only when oxc accepts it, it is at most
+//! A candidate already tried (same text) is not run again. A candidate
+//! enters the pool only when oxc accepts it, it is at most
 //! [`GeneratorConfig::max_len`] bytes, engine262 (with coverage) ends it
 //! normally or with an uncaught exception within [`GeneratorConfig::run`]'s
 //! timeout (not a timeout, host stack overflow, crash or host error), and
@@ -23,7 +24,9 @@
 //! seeded by the `seed` of [`Generator::new`]: with the same configuration,
 //! seed and engine262 build, the same programs are kept in the same order.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use doppel_engines::coverage::{Catalogue, CoverageUnion, ProgramCoverage};
@@ -145,6 +148,8 @@ pub struct GeneratorStats {
     pub mutations_failed: usize,
     /// Candidates oxc rejected or longer than the limit.
     pub rejected_syntax: usize,
+    /// Candidates identical to one tried before (not run again).
+    pub duplicates: usize,
     /// Candidates engine262 did not end normally or by exception, by outcome label.
     pub rejected_outcome: BTreeMap<String, usize>,
     /// Candidates that ran fine but added no coverage.
@@ -191,6 +196,8 @@ pub struct Generator {
     pool: Vec<Kept>,
     union: CoverageUnion,
     stats: GeneratorStats,
+    /// Hashes of every candidate tried (a mutant often repeats one).
+    tried: HashSet<u64>,
 }
 
 impl Generator {
@@ -231,6 +238,7 @@ impl Generator {
             pool: Vec::new(),
             union: CoverageUnion::default(),
             stats: GeneratorStats::default(),
+            tried: HashSet::new(),
         })
     }
 
@@ -319,6 +327,12 @@ impl Generator {
         self.stats.candidates += 1;
         let label = origin.label().to_string();
         self.stats.by_origin.entry(label.clone()).or_default().0 += 1;
+        let mut h = DefaultHasher::new();
+        source.hash(&mut h);
+        if !self.tried.insert(h.finish()) {
+            self.stats.duplicates += 1;
+            return None;
+        }
         if source.len() > self.config.max_len || oxc_check(&source).is_err() {
             self.stats.rejected_syntax += 1;
             return None;

@@ -86,6 +86,8 @@ pub struct Node {
 pub struct SyntaxTree {
     /// Every node of a kind in [`NodeKind`].
     pub nodes: Vec<Node>,
+    /// The names the program declares (binding identifiers), sorted, distinct.
+    pub bindings: Vec<String>,
 }
 
 impl SyntaxTree {
@@ -105,8 +107,12 @@ impl SyntaxTree {
         }
         let nodes = built.semantic.nodes();
         let mut out = Vec::new();
+        let mut bindings = Vec::new();
         for (id, node) in nodes.iter_enumerated() {
             let kind = node.kind();
+            if let AstKind::BindingIdentifier(b) = kind {
+                bindings.push(b.name.to_string());
+            }
             let parent = nodes.parent_kind(id);
             let Some(k) = classify(kind, parent) else { continue };
             let mut context = Context::default();
@@ -141,7 +147,9 @@ impl SyntaxTree {
                 context,
             });
         }
-        Some(SyntaxTree { nodes: out })
+        bindings.sort();
+        bindings.dedup();
+        Some(SyntaxTree { nodes: out, bindings })
     }
 
     /// The nodes of one kind.
@@ -254,5 +262,6 @@ mod tests {
         let h = at("h();");
         assert!(h.context.function && h.context.switch && !h.context.iteration);
         assert!(t.of(NodeKind::Expression).count() >= 4);
+        assert_eq!(t.bindings, ["g"]);
     }
 }

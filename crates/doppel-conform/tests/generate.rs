@@ -97,7 +97,7 @@ async fn the_pool_keeps_only_terminating_programs_that_add_coverage() {
     assert!(s.no_new_coverage > 0, "repeated calls of a built-in add nothing: {s:?}");
     assert_eq!(
         s.candidates,
-        s.kept + s.no_new_coverage + s.rejected_syntax + s.rejected_outcome.values().sum::<usize>()
+        s.kept + s.no_new_coverage + s.rejected_syntax + s.duplicates + s.rejected_outcome.values().sum::<usize>()
     );
     let f = g.coverage();
     assert_eq!(f.programs, kept.len());

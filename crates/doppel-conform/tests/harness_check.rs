@@ -155,6 +155,54 @@ async fn test262_harness_agrees_with_doppel_on_engine262_and_node() {
         ours["node"]
     );
 
+    // A wrong expectation fails there, naming its assertion: each kind in turn.
+    let mut broken_kinds = std::collections::BTreeSet::new();
+    for test in tests.values() {
+        for a in &test.assertions {
+            if broken_kinds.contains(&a.kind) || a.kind == AssertionKind::Exception {
+                continue;
+            }
+            let mut broken = test.clone();
+            // Flip the expectation: `true` <-> `false`, SameValue -> not, an extra key.
+            let code = &mut broken.assertions[a.index].code;
+            let flipped = if code.contains(", true, \"[doppel#") {
+                code.replacen(", true, \"[doppel#", ", false, \"[doppel#", 1)
+            } else if code.contains(", false, \"[doppel#") {
+                code.replacen(", false, \"[doppel#", ", true, \"[doppel#", 1)
+            } else if code.starts_with("assert.sameValue(") {
+                // Holds exactly when the original fails; its message starts with the same marker.
+                code.replacen("assert.sameValue(", "assert.notSameValue(", 1)
+            } else if code.starts_with("assert.compareArray(") {
+                code.replacen("], \"[doppel#", ", \"extra\"], \"[doppel#", 1)
+            } else {
+                continue;
+            };
+            *code = flipped;
+            let r = e262.run(&harness.script(&broken).unwrap(), &opts()).await;
+            let v = verdict(&broken.meta, &r);
+            assert!(
+                matches!(&v, TestVerdict::Fail { assertion: Some((i, k)), .. } if *i == a.index && *k == a.kind),
+                "{} broken at #{} {}: {v:?}\n{}",
+                test.meta.description,
+                a.index,
+                a.kind,
+                broken.render()
+            );
+            broken_kinds.insert(a.kind);
+        }
+    }
+    for kind in [
+        AssertionKind::Value,
+        AssertionKind::KeyOrder,
+        AssertionKind::Extensibility,
+        AssertionKind::Constructability,
+    ] {
+        assert!(
+            broken_kinds.contains(&kind),
+            "no {kind} assertion was broken: {broken_kinds:?}"
+        );
+    }
+
     let node_path = which("node");
     let e262_bin = cfg.npm_package("@engine262/engine262").join("bin/engine262.js");
     let theirs_e262 = harness_verdicts(root.path(), "engine262", &e262_bin, &cfg);

@@ -109,6 +109,10 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// Regression localization (issue 16): seconds per case (median, p90),
+    /// the solver's share of Darwin's time, and the concolic interpreter's
+    /// instructions per second, concretely and with shadow state.
+    Localize(super::bench_localize::BenchLocalizeArgs),
     /// Soak (issue 14): a long differential campaign on a C corpus with a
     /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
     /// and --resume): the fault suite's counts, peak RSS, open descriptors.
@@ -161,6 +165,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Localize(l) = a.what {
+        return super::bench_localize::run(l).await;
+    }
     if let BenchWhat::Soak(soak) = a.what {
         return super::bench_soak::run(soak).await;
     }

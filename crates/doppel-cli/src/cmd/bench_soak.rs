@@ -52,7 +52,7 @@ pub struct SoakArgs {
     #[arg(long, default_value_t = 300)]
     pub stall_s: u64,
     /// Directory for the store, each doppel process's standard error and
-    /// `progress.log` (emptied first).
+    /// `progress.log` (removed first; the build cache there is kept).
     #[arg(long, default_value = "soak-out")]
     pub out: PathBuf,
     /// More arguments for `doppel diff` (one flag or value each, e.g.
@@ -138,14 +138,28 @@ async fn counts(db: &Path) -> anyhow::Result<(u64, usize)> {
         .map_err(|_| anyhow::anyhow!("reading the soak's store took over 30 s"))?
 }
 
-/// Stored runs whose outcome does not name its cause, with a note each.
-async fn without_cause(db: &Path, runs: u64) -> anyhow::Result<Vec<String>> {
+/// What reading every stored run back finds.
+#[derive(Default)]
+struct ReadBack {
+    /// Runs whose outcome does not name its cause, a note each.
+    without_cause: Vec<String>,
+    /// Distinct (program, seed) pairs stored.
+    pairs: usize,
+    /// Runs of a (program, seed) stored before (under another key too:
+    /// a run key that changed between doppel processes).
+    pairs_duplicated: usize,
+}
+
+/// Reads every stored run back (see [`ReadBack`]).
+async fn read_back(db: &Path, runs: u64) -> anyhow::Result<ReadBack> {
     let store = Store::open(&read_only(db)).await?;
     let mut out = Vec::new();
+    let mut pairs = std::collections::BTreeMap::<(String, u64), usize>::new();
     let (mut id, mut seen) = (1i64, 0u64);
     while seen < runs && id < (runs as i64) * 2 + 1000 {
         if let Some(r) = store.run(id).await? {
             seen += 1;
+            *pairs.entry((r.subject.name.clone(), r.seed)).or_default() += 1;
             let missing = match &r.verdict {
                 doppel_core::Verdict::SubjectError { reason } | doppel_core::Verdict::Inconclusive { reason, .. } => {
                     reason.trim().is_empty()
@@ -159,7 +173,11 @@ async fn without_cause(db: &Path, runs: u64) -> anyhow::Result<Vec<String>> {
         }
         id += 1;
     }
-    Ok(out)
+    Ok(ReadBack {
+        without_cause: out,
+        pairs: pairs.len(),
+        pairs_duplicated: pairs.values().map(|n| n - 1).sum(),
+    })
 }
 
 fn log(out: &Path, line: &str) {
@@ -176,7 +194,7 @@ fn log(out: &Path, line: &str) {
 fn status_line(f: &Figures, elapsed: Duration, runs: u64, keys: usize, expected: u64) -> String {
     let t = &f.tally;
     format!(
-        "soak: elapsed_s={} runs_stored={runs} distinct={keys} of={expected} runs_per_min={:.1} doppel_processes={} faults={} (debugger_sigkill={} debugger_sigstop={} doppel_sigkill={}) panics={} hangs={} runs_duplicated={} processes_left={} peak_rss_mb={:.1} fds_start={} fds_now={} fds_max={}",
+        "soak: elapsed_s={} runs_stored={runs} distinct_keys={keys} of={expected} runs_per_min={:.1} doppel_processes={} faults={} (debugger_sigkill={} debugger_sigstop={} doppel_sigkill={}) panics={} hangs={} keys_duplicated={} processes_left={} peak_rss_mb={:.1} fds_start={} fds_now={} fds_max={}",
         elapsed.as_secs(),
         runs as f64 / elapsed.as_secs_f64().max(1.0) * 60.0,
         f.doppel_processes,
@@ -206,8 +224,15 @@ fn is_debugger(pid: u32) -> bool {
 pub async fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
     let programs = programs(&a)?;
     let expected = programs.len() as u64 * a.seeds;
-    let _ = std::fs::remove_dir_all(&a.out);
+    // A fresh store and logs; the build cache (`cache/`, beside the store)
+    // is kept: compiling the corpus again measures the compilers.
     std::fs::create_dir_all(&a.out)?;
+    for e in std::fs::read_dir(&a.out)? {
+        let e = e?;
+        if e.file_name() != "cache" && e.file_type()?.is_file() {
+            std::fs::remove_file(e.path())?;
+        }
+    }
     let out = a.out.canonicalize()?;
     let db = out.join("soak.db");
     let exe = std::env::current_exe()?;
@@ -390,15 +415,22 @@ pub async fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
             stopped_early = true;
         }
     }
-    f.tally.runs_duplicated = (runs as usize).saturating_sub(keys);
-    if finished {
-        f.tally.runs_lost = (expected as usize).saturating_sub(keys);
-    }
-    let missing = tokio::time::timeout(Duration::from_secs(600), without_cause(&db, runs))
+    let back = tokio::time::timeout(Duration::from_secs(600), read_back(&db, runs))
         .await
         .map_err(|_| anyhow::anyhow!("reading the stored runs back took over 600 s"))??;
-    f.tally.messages_without_cause += missing.len();
-    f.tally.notes.extend(missing);
+    // Stored twice: under one key, or a (program, seed) under two keys.
+    f.tally.runs_duplicated = (runs as usize).saturating_sub(keys).max(back.pairs_duplicated);
+    if back.pairs_duplicated > 0 {
+        f.tally.notes.push(format!(
+            "{} runs of a (program, seed) already stored under another run key",
+            back.pairs_duplicated
+        ));
+    }
+    if finished {
+        f.tally.runs_lost = (expected as usize).saturating_sub(back.pairs);
+    }
+    f.tally.messages_without_cause += back.without_cause.len();
+    f.tally.notes.extend(back.without_cause);
     log(&out, &status_line(&f, start.elapsed(), runs, keys, expected));
     log(
         &out,

@@ -3,7 +3,8 @@
 //! the same nonterminal ([`crate::seed_random::derive`]):
 //! `AssignmentExpression[+In]` (parenthesized, so it fits any expression
 //! position) or `Statement` with `Return`, `Yield` and `Await` as legal at
-//! the spot. Without a grammar, the replacement is a subtree of the same
+//! the spot, its identifiers drawn from the names the program declares and
+//! a few global built-ins. Without a grammar, the replacement is a subtree of the same
 //! kind taken from another pool program (splicing).
 
 use rand::seq::IndexedRandom;
@@ -11,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Mutant, MutationContext, Mutator, pick_parent, retry, short, splice};
 use crate::seed_check::{Node, NodeKind, SyntaxTree};
-use crate::seed_random::derive;
+use crate::seed_random::{Palette, derive};
 
 /// The random mutator.
 pub struct RandomMutation;
@@ -39,10 +40,40 @@ fn replaceable(n: &Node) -> bool {
     )
 }
 
+/// How many global built-in names join the program's own names as
+/// identifiers of a derivation.
+const GLOBALS: usize = 3;
+
+/// The palette for a derivation inside `tree`'s program: the names it
+/// declares and a few global built-ins (`Array`, `Math`), so that most
+/// identifiers resolve instead of throwing a ReferenceError; the default
+/// names when there are none.
+fn palette_for(ctx: &MutationContext<'_>, tree: &SyntaxTree, rng: &mut ChaCha8Rng) -> Palette {
+    let mut p = ctx.palette.clone();
+    let globals: Vec<&str> = ctx
+        .vocabulary
+        .builtins
+        .iter()
+        .map(|b| b.path.as_str())
+        .filter(|b| b.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let mut names = tree.bindings.clone();
+    for _ in 0..GLOBALS {
+        if let Some(g) = globals.choose(rng) {
+            names.push(g.to_string());
+        }
+    }
+    if !names.is_empty() {
+        p.identifiers = names;
+    }
+    p
+}
+
 /// A random replacement for `node`: a derivation, or a donor subtree.
-fn replacement(ctx: &MutationContext<'_>, node: &Node, rng: &mut ChaCha8Rng) -> Option<String> {
+fn replacement(ctx: &MutationContext<'_>, tree: &SyntaxTree, node: &Node, rng: &mut ChaCha8Rng) -> Option<String> {
     let expression = node.kind == NodeKind::Expression;
     if let Some(s) = ctx.grammar {
+        let palette = palette_for(ctx, tree, rng);
         let mut params: Vec<&str> = Vec::new();
         if node.context.generator {
             params.push("Yield");
@@ -52,12 +83,12 @@ fn replacement(ctx: &MutationContext<'_>, node: &Node, rng: &mut ChaCha8Rng) -> 
         }
         return if expression {
             params.push("In");
-            derive(s, ctx.palette, "AssignmentExpression", &params, EXPRESSION_BUDGET, rng).map(|e| format!("({e})"))
+            derive(s, &palette, "AssignmentExpression", &params, EXPRESSION_BUDGET, rng).map(|e| format!("({e})"))
         } else {
             if node.context.function {
                 params.push("Return");
             }
-            derive(s, ctx.palette, "Statement", &params, STATEMENT_BUDGET, rng)
+            derive(s, &palette, "Statement", &params, STATEMENT_BUDGET, rng)
         };
     }
     // Splicing: a node of the same kind from a random pool program.
@@ -83,7 +114,7 @@ pub fn mutate_program(ctx: &MutationContext<'_>, parent: usize, rng: &mut ChaCha
         let tree = SyntaxTree::parse(source)?;
         let nodes: Vec<&Node> = tree.nodes.iter().filter(|n| replaceable(n)).collect();
         let node = *nodes.choose(rng)?;
-        let text = replacement(ctx, node, rng)?;
+        let text = replacement(ctx, &tree, node, rng)?;
         let what = if node.kind == NodeKind::Expression {
             "expression"
         } else {

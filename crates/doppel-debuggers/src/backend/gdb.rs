@@ -71,7 +71,7 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
 
 fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
-    let version = super::version_line(&exe, &["--version"]).unwrap_or_else(|| "unknown".into());
+    let version = super::version_line(&exe, &["--version"])?.unwrap_or_else(|| "unknown".into());
     Ok(ToolInfo {
         name: "gdb".into(),
         version,

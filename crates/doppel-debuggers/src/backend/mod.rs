@@ -30,21 +30,29 @@ pub(crate) fn fixed_environment(cmd: &mut tokio::process::Command) {
         .env("TERM", "dumb");
 }
 
-/// The first line a program prints for `args` (its version), if it runs.
-pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Option<String> {
+/// The first line a program prints for `args` (its version): `Ok(None)`
+/// when it cannot be started or prints nothing.
+///
+/// Errors: the program does not end within 60 s (it is then killed with
+/// its process group). Not a fallback version: the version goes into run
+/// keys, and a probe that timed out on a loaded machine used to change
+/// them, so `--resume` ran stored runs again (found by `doppel bench
+/// soak`).
+pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Result<Option<String>, crate::BackendError> {
     use std::os::unix::process::CommandExt;
-    // A tool that does not answer `--version` within this time is taken as
-    // having no version (and is killed with its process group): probing a
-    // backend must never hang.
-    const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-    let mut child = std::process::Command::new(exe)
+    // `lldb-22 --version` takes well under a second, and over 10 s under
+    // `nice -n 19` on a machine busy with builds.
+    const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+    let Ok(mut child) = std::process::Command::new(exe)
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .process_group(0)
         .spawn()
-        .ok()?;
+    else {
+        return Ok(None);
+    };
     let deadline = std::time::Instant::now() + VERSION_TIMEOUT;
     loop {
         match child.try_wait() {
@@ -56,17 +64,24 @@ pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Option<String> {
                 // SAFETY: signals the child's own process group.
                 unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                 let _ = child.wait();
-                return None;
+                return Err(crate::BackendError::Other(format!(
+                    "{} {} did not answer within {} s (its version goes into the run keys)",
+                    exe.display(),
+                    args.join(" "),
+                    VERSION_TIMEOUT.as_secs()
+                )));
             }
         }
     }
-    let out = child.wait_with_output().ok()?;
+    let Ok(out) = child.wait_with_output() else {
+        return Ok(None);
+    };
     let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
-    String::from_utf8_lossy(&text)
+    Ok(String::from_utf8_lossy(&text)
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
-        .map(str::to_string)
+        .map(str::to_string))
 }
 
 /// The name of signal `n` (`SIGSEGV`), or `SIG<n>` for an unusual one.

@@ -108,7 +108,7 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
 
 fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
-    let version = super::version_line(&exe, &["--version"])
+    let version = super::version_line(&exe, &["--version"])?
         .map(|v| format!("node {v}"))
         .ok_or_else(|| BackendError::Other(format!("{} --version printed nothing", exe.display())))?;
     Ok(ToolInfo {

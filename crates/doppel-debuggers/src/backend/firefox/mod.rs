@@ -144,7 +144,7 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
 
 fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
-    let version = super::version_line(&exe, &["--version"])
+    let version = super::version_line(&exe, &["--version"])?
         .filter(|v| v.contains("Firefox"))
         .ok_or_else(|| BackendError::Other(format!("{} --version printed no Firefox version", exe.display())))?;
     Ok(ToolInfo {

@@ -199,7 +199,7 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let cli = exe.with_file_name(name.replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"));
-    let version = super::version_line(&cli, &["--version"]).unwrap_or_else(|| name.clone());
+    let version = super::version_line(&cli, &["--version"])?.unwrap_or_else(|| name.clone());
     Ok(ToolInfo {
         name: "lldb".into(),
         version,
