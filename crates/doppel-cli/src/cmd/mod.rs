@@ -10,6 +10,8 @@ pub mod bench_scale;
 pub mod bench_soak;
 pub mod campaign;
 pub mod classes;
+pub mod conform;
+pub mod conform_print;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;
