@@ -150,6 +150,9 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
         assert!(row.contains("localized"), "{row}");
         assert!(row.contains("top1") || row.contains("in_report"), "{row}");
     }
+    // The measures over the stored cases: Darwin first, the baselines.
+    assert!(text.contains("| technique | cases | faulty line in report |"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("| darwin |")), "{text}");
     let out = doppel(&db)
         .args(["localize", "-q", "--resume", "--corpus"])
         .arg(&corpus)

@@ -11,6 +11,7 @@ pub mod bench_soak;
 pub mod campaign;
 pub mod classes;
 pub mod conform;
+pub mod conform_bench;
 pub mod conform_print;
 pub mod debuginfo;
 pub mod diff;
