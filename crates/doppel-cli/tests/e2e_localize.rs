@@ -151,6 +151,9 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
             assert!(row.contains("top1") || row.contains("in_report"), "{row}");
         }
     }
+    // The measures over the stored cases: Darwin first, the baselines.
+    assert!(text.contains("| technique | cases | faulty line in report |"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("| darwin |")), "{text}");
     let out = doppel(&db)
         .args(["localize", "-q", "--resume", "--corpus"])
         .arg(&corpus)
@@ -289,4 +292,21 @@ async fn real_codeflaws_pairs_of_each_class() {
         localized += usize::from(doppel_localize::record::outcome_name(r) == "localized");
     }
     assert!(localized >= 1, "{text}");
+}
+
+/// `doppel bench localize` prints its figures (nothing about speed is
+/// asserted: figures are for people).
+#[test]
+fn bench_localize_prints_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doppel(&dir.path().join("d.db"))
+        .args(["bench", "localize", "--limit", "1", "--runs", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1-A-bug-10-11") && text.contains("localized"), "{text}");
+    for figure in ["seconds per case", "solver share", "instructions per second"] {
+        assert!(text.contains(figure), "{figure}: {text}");
+    }
 }

@@ -449,8 +449,14 @@ type Parents = Result<Vec<(PathBuf, Vec<&'static str>)>, String>;
 
 /// Where program groups can be made, found once: `(hierarchy directory of
 /// doppel's own group, controllers to set)`, or why none can.
+static PARENTS: std::sync::OnceLock<Parents> = std::sync::OnceLock::new();
+
+/// [`program_parents`] if it was computed already.
+fn program_parents_if_made() -> Option<&'static Parents> {
+    PARENTS.get()
+}
+
 fn program_parents() -> &'static Parents {
-    static PARENTS: std::sync::OnceLock<Parents> = std::sync::OnceLock::new();
     PARENTS.get_or_init(|| {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
@@ -494,12 +500,34 @@ fn program_parents() -> &'static Parents {
                 out.push((dir, vec![ctrl]));
             }
         }
+        if !out.is_empty() {
+            // A process with no keeper (a test binary, a doppel outside a
+            // campaign group) removes them when it exits normally.
+            // SAFETY: registers a plain extern "C" function.
+            unsafe { libc::atexit(remove_v1_dirs_at_exit) };
+        }
         if out.iter().any(|(_, c)| c.contains(&"pids")) {
             Ok(out)
         } else {
             Err("no pids controller (neither in cgroup v2 nor as a v1 hierarchy)".into())
         }
     })
+}
+
+/// At exit: kills the program groups still registered and removes this
+/// process's v1 directories (never blocks on a lock another thread holds).
+extern "C" fn remove_v1_dirs_at_exit() {
+    crate::process::kill_all_programs_at_exit();
+    if let Some(Ok(parents)) = program_parents_if_made() {
+        for (dir, _) in parents {
+            if dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("doppel-"))
+            {
+                remove_tree(dir, std::time::Duration::from_millis(500));
+            }
+        }
+    }
 }
 
 /// Why program groups cannot be made on this host, if they cannot.

@@ -311,6 +311,16 @@ pub fn kill_all_programs() {
     drop(all);
 }
 
+/// [`kill_all_programs`] for an `atexit` handler: skipped when another
+/// thread holds the registry (exit must not block).
+pub(crate) fn kill_all_programs_at_exit() {
+    if let Ok(mut p) = PROGRAMS.try_lock() {
+        let all = std::mem::take(&mut *p);
+        drop(p);
+        drop(all);
+    }
+}
+
 /// Kills the program group of `pid`, if it has one.
 fn kill_program_group(pid: u32) {
     let group = PROGRAMS.lock().ok().and_then(|mut p| p.remove(&pid));

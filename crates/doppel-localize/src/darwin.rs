@@ -178,6 +178,11 @@ pub struct DarwinStats {
     pub path_lengths: (usize, usize),
     /// Wasm instructions of the symbolic runs of P and P' on t.
     pub instructions: (u64, u64),
+    /// Wall-clock milliseconds spent in deviation queries (the cheap
+    /// check and the full query, z3 processes included): the solver's
+    /// share of a case (`doppel bench localize`).
+    #[serde(default)]
+    pub solver_ms: u64,
 }
 
 /// The result of one analysis.
@@ -570,7 +575,9 @@ fn deviate(
                 *n += 1;
                 let neg = arena.not(c.expr);
                 let before = (stats.precheck_unsat, stats.sat, stats.unknown);
+                let asked = Instant::now();
                 let answer = query(&mut full, &mut pre, &arena, neg, vars, cfg, stats);
+                stats.solver_ms += asked.elapsed().as_millis() as u64;
                 if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
                     eprintln!(
                         "deviation {key} j={j} (pre-unsat, sat, unknown) {:?} -> {:?} vars {:?}",

@@ -109,10 +109,16 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         max_pairs: usize,
     },
+    /// Regression localization (issue 16): seconds per case (median, p90),
+    /// the solver's share of Darwin's time, and the concolic interpreter's
+    /// instructions per second, concretely and with shadow state.
+    Localize(super::bench_localize::BenchLocalizeArgs),
     /// Soak (issue 14): a long differential campaign on a C corpus with a
     /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
     /// and --resume): the fault suite's counts, peak RSS, open descriptors.
     Soak(super::bench_soak::SoakArgs),
+    /// N+1 verdicts per second: JEST-sized programs and test262 tests on every engine plus engine262.
+    Conform(super::conform_bench::ConformBenchArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -161,8 +167,14 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Localize(l) = a.what {
+        return super::bench_localize::run(l).await;
+    }
     if let BenchWhat::Soak(soak) = a.what {
         return super::bench_soak::run(soak).await;
+    }
+    if let BenchWhat::Conform(c) = a.what {
+        return super::conform_bench::run(c).await;
     }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;

@@ -115,7 +115,9 @@
     var d = gopd(o, k);
     return d && 'value' in d ? d.value : undefined;
   }
-  addIntrinsic(globalObject, 'globalThis', null, false, true);
+  // The global object is `this` at a Script's top level (where assertions
+  // run), which no program can rebind, unlike `globalThis` (ES2020).
+  addIntrinsic(globalObject, 'this', null, false, true);
   for (var g = 0; g < initialKeys.length; g++) {
     var gk = initialKeys[g];
     if (typeof gk !== 'string' || gk === 'globalThis') continue;
@@ -256,7 +258,7 @@
       var desc = gopd(globalObject, k);
       if (desc === undefined) continue;
       // A bare name unless a lexical binding shadows the property.
-      var path = typeof k === 'string' && isIdentifier(k) && !has(lexicalNames, k) ? k : member('globalThis', k);
+      var path = typeof k === 'string' && isIdentifier(k) && !has(lexicalNames, k) ? k : member('this', k);
       push(globals, property(k, desc, path, 0));
     }
     var lexicals = [];

@@ -75,7 +75,7 @@ pub struct Value {
 pub struct Property {
     /// The key as source (a string literal or a symbol expression).
     pub key: Option<String>,
-    /// An expression reading the property (`o.a`, `globalThis["a b"]`).
+    /// An expression reading the property (`o.a`, `this["a b"]`).
     pub path: String,
     /// \[\[Enumerable\]\].
     pub enumerable: bool,
