@@ -36,6 +36,8 @@ enum Command {
     Meta(cmd::meta::MetaArgs),
     /// Validate the debug information of optimized code (PLDI'20): actionable programs, -O0 references, GDB and LLDB on -O1..-Os builds.
     Debuginfo(cmd::debuginfo::DebuginfoCmd),
+    /// Test JavaScript engines against engine262 (JEST, ICSE 2021): generated programs (`doppel conform`) or given test262 tests (`doppel conform run`).
+    Conform(cmd::conform::ConformCmd),
     /// Root-cause a regression (Darwin, issue 16): the lines of P' (and P) to blame for a test P' fails, with witnesses, beside the diff and SBFL baselines; or every pair of a Codeflaws-layout corpus.
     Localize(cmd::localize::LocalizeArgs),
     /// Print the equivalence classes of the stored divergences with their sizes.
@@ -114,6 +116,7 @@ fn main() -> ExitCode {
             Command::Diff(a) => cmd::diff::run(a, &settings, &db).await,
             Command::Meta(a) => cmd::meta::run(a, &settings, &db).await,
             Command::Debuginfo(a) => cmd::debuginfo::run(a, &settings, &db).await,
+            Command::Conform(a) => cmd::conform::run(a, &db).await,
             Command::Localize(a) => cmd::localize::run(a, &db).await,
             Command::Classes(a) => cmd::classes::classes(a, &db).await,
             Command::Sample(a) => cmd::classes::sample(a, &db).await,

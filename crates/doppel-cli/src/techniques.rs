@@ -11,6 +11,7 @@ static TECHNIQUES: &[&dyn Technique] = &[
     &doppel_differential::technique::Differential,
     &doppel_metamorphic::technique::Metamorphic,
     &doppel_debuginfo::technique::Debuginfo,
+    &doppel_conform::technique::Conform,
     &doppel_localize::technique::Localize,
 ];
 

@@ -6,6 +6,14 @@
 //! - [`grammar`]: the ESMeta `grammar.json` model and loader.
 //! - [`shortest`]: shortest strings per nonterminal and parameters.
 //! - [`synth`]: one program per reachable alternative; syntax coverage.
+//! - [`verdict`]: section III-E's verdicts and family votes; `verdict::panel`
+//!   runs a test on every engine and engine262.
+//! - [`matrix`]: the engine-by-test matrix, test262 files as tests, the
+//!   cached test262 matrix (known vs new).
+//! - [`localize`], [`group`]: SBFL over spec algorithms and steps; failure groups.
+//! - [`technique`], [`technique_record`], [`technique_repro`],
+//!   [`technique_campaign`]: the technique seam, stored records,
+//!   reproducers, and tests as campaign work items.
 //! - [`seed_check`]: the oxc check and the syntax tree mutators edit.
 //! - [`seed_random`]: random bounded derivations of a nonterminal.
 //! - [`seed_builtins`]: built-ins walked in engine262, calls of each; spec vocabulary.
@@ -25,6 +33,15 @@ pub mod seed_random;
 pub mod shortest;
 pub mod synth;
 pub mod test262;
+
+pub mod group;
+pub mod localize;
+pub mod matrix;
+pub mod technique;
+pub mod technique_campaign;
+pub mod technique_record;
+pub mod technique_repro;
+pub mod verdict;
 
 pub use grammar::{DEFAULT_GRAMMAR_PATH, Grammar, GrammarError};
 pub use pool::{CoverageFigures, Generator, GeneratorConfig, GeneratorStats, Kept, Origin};

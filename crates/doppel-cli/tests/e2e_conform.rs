@@ -1,0 +1,218 @@
+//! `doppel conform run` on doppel-conform's bundled test262-format tests and
+//! a short `doppel conform --budget` run on a small grammar, with real
+//! engines and engine262: stored test records and findings, the summary
+//! (matrix, groups), `doppel show`, `doppel repro`, `doppel classes`, and
+//! a named engine that does not exist is a clear error.
+
+use assert_cmd::Command;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+fn data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../doppel-conform/tests/data/test262/test")
+}
+
+fn doppel(db: &str, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("doppel")
+        .unwrap()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("CI", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Engines of three families: fast enough for the default suite; njs is in
+/// it for the key-order finding.
+const ENGINES: &str = "v8-mini-racer,quickjs-ng,njs";
+
+fn summary_id(out: &str) -> String {
+    out.split("summary stored as run ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no summary id in:\n{out}"))
+        .to_string()
+}
+
+#[test]
+fn conform_run_stores_matrix_findings_and_reproducers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("s.db").display());
+    let tests = data();
+    let o = doppel(
+        &db,
+        &[
+            "conform",
+            "run",
+            tests.to_str().unwrap(),
+            "--engines",
+            ENGINES,
+            "--quiet",
+        ],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("4 tests, 1 files skipped") && out.contains("3 engines in 3 families"),
+        "{out}"
+    );
+    assert!(
+        out.contains("agree 2") && out.contains("engine_bug 1") && out.contains("spec_bug 1"),
+        "{out}"
+    );
+    assert!(out.contains("4 tests stored, 2 findings"), "{out}");
+    let sid = summary_id(&out);
+    let show = text(&doppel(&db, &["show", &sid]));
+    assert!(show.contains("conformance matrix") && show.contains("njs"), "{show}");
+    assert!(
+        show.contains("failure groups") && show.contains("assert.sameValue"),
+        "{show}"
+    );
+    let classes = text(&doppel(&db, &["classes"]));
+    assert!(classes.contains("engine_bug") && classes.contains("njs"), "{classes}");
+    assert!(classes.contains("spec_bug"), "{classes}");
+    // The njs finding: its run id from the classes' sample.
+    let sample = text(&doppel(&db, &["sample", "--per-class", "1"]));
+    let id = sample
+        .lines()
+        .find(|l| l.contains("engine_bug"))
+        .and_then(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.trim_matches(|c: char| !c.is_ascii_digit()).parse::<i64>().ok())
+        })
+        .unwrap_or_else(|| panic!("no engine_bug run in:\n{sample}"));
+    let show = text(&doppel(&db, &["show", &id.to_string()]));
+    assert!(
+        show.contains("key-order.js") && show.contains("FAIL assert.sameValue"),
+        "{show}"
+    );
+    let repro = dir.path().join("repro");
+    let r = doppel(&db, &["repro", &id.to_string(), "--out", repro.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", text(&r));
+    for f in [
+        "test.js",
+        "prepared.js",
+        "run.sh",
+        "outcomes/njs.txt",
+        "outcomes/engine262.txt",
+    ] {
+        assert!(repro.join(f).is_file(), "{f} missing: {}", text(&r));
+    }
+    let sh = std::fs::read_to_string(repro.join("run.sh")).unwrap();
+    assert!(sh.contains("njs prepared.js"), "{sh}");
+    let njs = std::fs::read_to_string(repro.join("outcomes/njs.txt")).unwrap();
+    assert!(njs.contains("FAIL assert.sameValue"), "{njs}");
+    // The shell command reproduces njs's failure on its own.
+    let run = std::process::Command::new("sh")
+        .arg(repro.join("run.sh"))
+        .output()
+        .unwrap();
+    let run = text(&run);
+    assert!(run.contains("== njs") && run.contains("Test262Error"), "{run}");
+}
+
+#[test]
+fn an_unknown_engine_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("s.db").display());
+    let o = doppel(
+        &db,
+        &["conform", "run", data().to_str().unwrap(), "--engines", "nonesuch"],
+    );
+    assert!(!o.status.success());
+    let out = text(&o);
+    assert!(
+        out.contains("unknown engine \"nonesuch\"") && out.contains("jsc"),
+        "{out}"
+    );
+}
+
+/// Script : Statement ; Statement : `1 + 1 ;` | `null . x ;` | `[ ] . length ;`
+fn grammar(dir: &Path) -> PathBuf {
+    let t = |s: &str| json!({"term": s});
+    let alt = |symbols: Vec<serde_json::Value>| json!({"conditions": [], "symbols": symbols, "id": null});
+    let g = json!({"prods": [
+        {"lhs": {"name": "Script", "params": []}, "kind": {"Syntactic": {}}, "oneof": false,
+         "rhsVec": [alt(vec![json!({"name": "Statement", "args": []})])]},
+        {"lhs": {"name": "Statement", "params": []}, "kind": {"Syntactic": {}}, "oneof": false,
+         "rhsVec": [
+            alt(vec![t("1"), t("+"), t("1"), t(";")]),
+            alt(vec![t("null"), t("."), t("x"), t(";")]),
+            alt(vec![t("["), t("]"), t("."), t("length"), t(";")]),
+         ]},
+    ], "prodsForWeb": []});
+    let p = dir.join("grammar.json");
+    std::fs::write(&p, g.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn conform_budget_run_generates_judges_and_writes_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("s.db").display());
+    let g = grammar(dir.path());
+    let out_dir = dir.path().join("tests");
+    let o = doppel(
+        &db,
+        &[
+            "conform",
+            "--budget",
+            "90s",
+            "--seed",
+            "7",
+            "--engines",
+            "v8-mini-racer,quickjs-ng",
+            "--grammar",
+            g.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("round 1: ") && out.contains("engine262 algorithms"),
+        "{out}"
+    );
+    let stored: usize = out
+        .split(" tests stored")
+        .next()
+        .and_then(|l| l.rsplit('\n').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count of stored tests:\n{out}"));
+    assert!(stored >= 3, "the grammar's seeds at least:\n{out}");
+    let texts: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .flatten()
+        .map(|f| std::fs::read_to_string(f.path()).unwrap())
+        .collect();
+    assert_eq!(texts.len(), stored, "every judged program is written");
+    let negative = texts
+        .iter()
+        .find(|t| t.contains("null . x"))
+        .expect("the throwing seed is kept");
+    assert!(
+        negative.contains("negative:\n  phase: runtime\n  type: TypeError"),
+        "{negative}"
+    );
+    assert!(
+        texts
+            .iter()
+            .all(|t| t.starts_with("/*---\ndescription: generated by doppel conform"))
+    );
+    let summary = text(&doppel(&db, &["show", &summary_id(&out)]));
+    assert!(
+        summary.contains("conformance matrix") && summary.contains("v8-mini-racer"),
+        "{summary}"
+    );
+}

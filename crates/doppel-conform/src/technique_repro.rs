@@ -1,0 +1,123 @@
+//! The reproducer of a conformance finding: a directory with
+//! - `test.js`: the test in test262 format (as generated or given);
+//! - `prepared.js`: the script the engines ran (harness files, then the test);
+//! - `outcomes/<engine>.txt`: each engine's outcome, verdict and output;
+//! - `run.sh`: a plain shell command per engine running `prepared.js`
+//!   (one-shot shells; engines reachable only through a library get a
+//!   one-line interpreter call), plus the `doppel conform run` line that
+//!   runs the whole panel again.
+
+use crate::technique_record::TestRecord;
+use doppel_core::technique::Reproducer;
+use doppel_engines::EnginesConfig;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The shell command running `prepared.js` on `engine` (`$E`: the engines
+/// directory), or `None` when the engine has no command outside doppel's worker.
+fn command(engine: &str) -> Option<&'static str> {
+    Some(match engine {
+        "engine262" => "node \"$E/npm/node_modules/@engine262/engine262/lib/node/bin.mjs\" --no-inspect prepared.js",
+        "v8-mini-racer" => {
+            "\"$E/venv/bin/python\" -c 'import sys; from py_mini_racer import MiniRacer; m = MiniRacer(); \
+             m.eval(\"globalThis.print = function () {}\"); print(m.eval(open(sys.argv[1]).read()))' prepared.js"
+        }
+        "v8-node" => {
+            "node -e 'globalThis.print = console.log; \
+             require(\"vm\").runInThisContext(require(\"fs\").readFileSync(process.argv[1], \"utf8\"))' prepared.js"
+        }
+        "jsc" => "jsc prepared.js",
+        "sm102" => "js102 prepared.js",
+        "sm-pythonmonkey" => "\"$E/venv/bin/pmjs\" prepared.js",
+        "hermes" => "\"$E/npm/node_modules/hermes-engine-cli/linux64-bin/hermes\" prepared.js",
+        "duktape" => "duk prepared.js",
+        "njs" => "njs prepared.js",
+        "mujs" => "mujs prepared.js",
+        "rhino" => "rhino -version 200 prepared.js",
+        _ => return None,
+    })
+}
+
+/// Writes the reproducer of `t` into `out`.
+///
+/// Errors: `out` cannot be written.
+pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
+    std::fs::create_dir_all(out.join("outcomes"))?;
+    let mut files = Vec::new();
+    let mut put = |name: &str, text: &str| -> anyhow::Result<()> {
+        let p = out.join(name);
+        std::fs::write(&p, text)?;
+        files.push(p);
+        Ok(())
+    };
+    put("test.js", &t.test.text)?;
+    let prepared = if t.test.script.source.is_empty() {
+        &t.test.text
+    } else {
+        &t.test.script.source
+    };
+    put("prepared.js", prepared)?;
+    for r in std::iter::once(&t.run.spec).chain(&t.run.results) {
+        let text = format!(
+            "engine: {} ({} {})\noutcome: {}\nverdict: {}\n{}\n--- output ---\n{}",
+            r.engine,
+            r.family,
+            r.version,
+            r.outcome.label(),
+            r.verdict.label(),
+            r.verdict.failure().map(|f| f.detail.clone()).unwrap_or_default(),
+            r.output
+        );
+        put(&format!("outcomes/{}.txt", r.engine), &text)?;
+    }
+    let mut sh =
+        String::from("#!/bin/sh\n# Runs prepared.js (harness + test) on each engine, one plain command each.\n");
+    let _ = writeln!(sh, "# {}", t.run.vote.summary());
+    let _ = writeln!(
+        sh,
+        "# expected: {}",
+        t.run.expected.as_ref().map(|e| e.label()).unwrap_or_else(|| "-".into())
+    );
+    let _ = writeln!(sh, "cd \"$(dirname \"$0\")\"");
+    let _ = writeln!(
+        sh,
+        "E=\"${{DOPPEL_ENGINES_DIR:-{}}}\"",
+        EnginesConfig::default().dir.display()
+    );
+    for r in std::iter::once(&t.run.spec).chain(&t.run.results) {
+        let _ = writeln!(
+            sh,
+            "echo '== {} (stored: {})'",
+            r.engine,
+            r.outcome.label().replace('\'', "")
+        );
+        match command(&r.engine) {
+            Some(c) => {
+                let _ = writeln!(sh, "{c}; echo \"exit $?\"");
+            }
+            None => {
+                let _ = writeln!(
+                    sh,
+                    "# {} runs only through doppel's worker (a library binding): doppel conform run test.js --engines {}",
+                    r.engine, r.engine
+                );
+            }
+        }
+    }
+    let engines: Vec<&str> = t.members.iter().map(|m| m.info.name.as_str()).collect();
+    let _ = writeln!(
+        sh,
+        "# the whole panel again:\n# doppel conform run test.js --engines {}",
+        engines.join(",")
+    );
+    put("run.sh", &sh)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(out.join("run.sh"), std::fs::Permissions::from_mode(0o755));
+    }
+    Ok(Reproducer {
+        files,
+        how: format!("sh {}/run.sh  (outcomes/ holds what each engine did)", out.display()),
+    })
+}

@@ -1,0 +1,314 @@
+//! The panel: the N engines (every installed engine of the
+//! `doppel-engines` registry, or those named) plus engine262 (the "+1"),
+//! running one test on all of them at once and voting ([`super::vote`]).
+//!
+//! An engine that is not installed is left out with its reason
+//! ([`Panel::missing`]); engine262 is required (without it there is no
+//! expectation for generated programs and no coverage). Each engine keeps
+//! its own long-lived worker; the panel runs a test on all of them
+//! concurrently (they are separate processes), so a test's wall time is the
+//! slowest engine's.
+
+use super::{EngineResult, EngineVerdict, Expected, Vote, judge, vote};
+use doppel_engines::coverage::{Catalogue, ProgramCoverage};
+use doppel_engines::engine::engine262::Engine262;
+use doppel_engines::registry::{self, HostTraits};
+use doppel_engines::{Engine, EngineInfo, EnginesConfig, Family, RunOptions, Script};
+use serde::{Deserialize, Serialize};
+
+/// One test as the panel runs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConformTest {
+    /// Its name: a path relative to the suite root, or a generated id.
+    pub name: String,
+    /// The test as a file (test262 format, or a plain program), for
+    /// reproducers and reports.
+    pub text: String,
+    /// What the engines run: harness files, then the test (with a
+    /// `"use strict";` directive for `onlyStrict` tests), and its features.
+    pub script: Script,
+    /// What the test expects; `None`: what engine262 does.
+    pub expected: Option<Expected>,
+}
+
+/// The panel's configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanelConfig {
+    /// Engine names (registry names, not engine262); empty: every installed engine.
+    pub engines: Vec<String>,
+    /// Whether engine262 measures semantics coverage (needed for
+    /// localization and the known-vs-new check; about 1.6x slower).
+    pub coverage: bool,
+    /// Limits of one engine run.
+    pub run: RunOptions,
+    /// Limits of one engine262 run (slower: an interpreter of the spec in node).
+    pub spec_run: RunOptions,
+}
+
+impl Default for PanelConfig {
+    fn default() -> Self {
+        Self {
+            engines: Vec::new(),
+            coverage: true,
+            run: RunOptions {
+                timeout: std::time::Duration::from_secs(10),
+                output_cap: 16 * 1024,
+            },
+            spec_run: RunOptions {
+                timeout: std::time::Duration::from_secs(30),
+                output_cap: 16 * 1024,
+            },
+        }
+    }
+}
+
+/// An engine left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    /// Registry name.
+    pub engine: String,
+    /// Why it is not in the panel (not installed: what is missing).
+    pub reason: String,
+}
+
+/// A panel engine as stored with results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Member {
+    /// Name, family, version and mode.
+    pub info: EngineInfo,
+    /// What its host can observe.
+    pub traits: HostTraits,
+}
+
+/// One test's run on the panel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestRun {
+    /// engine262's result; its verdict is against the test's own
+    /// expectation, or `pass` when the expectation is engine262's.
+    pub spec: EngineResult,
+    /// The expectation the engines were judged against (`None`: engine262
+    /// gave none, so no engine was judged).
+    pub expected: Option<Expected>,
+    /// The engines' results, in panel order.
+    pub results: Vec<EngineResult>,
+    /// engine262's semantics coverage of the test, with coverage on.
+    pub coverage: Option<ProgramCoverage>,
+    /// The families' votes.
+    pub vote: Vote,
+}
+
+/// Why a panel cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PanelError {
+    /// A named engine is not registered.
+    #[error(transparent)]
+    Engine(#[from] doppel_engines::EngineError),
+    /// engine262 (the executable specification) is not installed.
+    #[error("engine262 (the executable specification) is required: {0}")]
+    NoSpec(String),
+    /// No engine is installed (or none of those named).
+    #[error("no engine to test: {0}")]
+    NoEngines(String),
+}
+
+struct Slot {
+    member: Member,
+    engine: Box<dyn Engine>,
+}
+
+/// The engines and engine262, warm.
+pub struct Panel {
+    slots: Vec<Slot>,
+    spec: Engine262,
+    missing: Vec<Missing>,
+    config: PanelConfig,
+}
+
+impl Panel {
+    /// Creates the panel (worker processes start on the first test).
+    ///
+    /// Errors: an unknown engine name, engine262 missing, or no engine at all.
+    pub fn new(config: &PanelConfig, engines: &EnginesConfig) -> Result<Panel, PanelError> {
+        let entries = registry::all();
+        for name in &config.engines {
+            if name == "engine262" || !entries.iter().any(|e| e.name == name) {
+                return Err(doppel_engines::EngineError::Unknown(
+                    name.clone(),
+                    entries
+                        .iter()
+                        .filter(|e| e.family != Family::Engine262)
+                        .map(|e| e.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+                .into());
+            }
+        }
+        let spec = Engine262::new(engines, config.coverage).map_err(|e| PanelError::NoSpec(e.to_string()))?;
+        let mut slots = Vec::new();
+        let mut missing = Vec::new();
+        for e in entries {
+            if e.family == Family::Engine262
+                || !(config.engines.is_empty() || config.engines.iter().any(|n| n == e.name))
+            {
+                continue;
+            }
+            let made = (e.probe)(engines).and_then(|_| (e.create)(engines));
+            match made {
+                Ok(engine) => slots.push(Slot {
+                    member: Member {
+                        info: engine.info().clone(),
+                        traits: e.traits,
+                    },
+                    engine,
+                }),
+                Err(err) => missing.push(Missing {
+                    engine: e.name.to_string(),
+                    reason: err.to_string(),
+                }),
+            }
+        }
+        if slots.is_empty() {
+            let why: Vec<String> = missing.iter().map(|m| format!("{}: {}", m.engine, m.reason)).collect();
+            return Err(PanelError::NoEngines(why.join("; ")));
+        }
+        Ok(Panel {
+            slots,
+            spec,
+            missing,
+            config: config.clone(),
+        })
+    }
+
+    /// The engines in the panel.
+    pub fn members(&self) -> Vec<Member> {
+        self.slots.iter().map(|s| s.member.clone()).collect()
+    }
+
+    /// engine262's name, version and mode.
+    pub fn spec_info(&self) -> EngineInfo {
+        self.spec.info().clone()
+    }
+
+    /// The engines left out, with their reasons.
+    pub fn missing(&self) -> &[Missing] {
+        &self.missing
+    }
+
+    /// How many families the panel's engines belong to.
+    pub fn families(&self) -> usize {
+        let mut f: Vec<Family> = self.slots.iter().map(|s| s.member.info.family).collect();
+        f.sort();
+        f.dedup();
+        f.len()
+    }
+
+    /// engine262's catalogue of algorithms and steps. Errors: coverage is
+    /// off, or the worker could not build it.
+    pub async fn catalogue(&mut self) -> Result<Catalogue, String> {
+        self.spec.catalogue().await
+    }
+
+    /// engine262 itself, for callers that run programs on it alone
+    /// (generation keeps programs by their coverage before judging them).
+    pub fn spec_mut(&mut self) -> &mut Engine262 {
+        &mut self.spec
+    }
+
+    /// Runs `test` on engine262 and every engine, all at once, and votes.
+    /// Never fails: every engine's trouble is in its result.
+    pub async fn run(&mut self, test: &ConformTest) -> TestRun {
+        let Panel {
+            slots, spec, config, ..
+        } = self;
+        let spec_fut = async {
+            if config.coverage {
+                spec.run_with_coverage(&test.script, &config.spec_run).await
+            } else {
+                (spec.run(&test.script, &config.spec_run).await, None)
+            }
+        };
+        let run = config.run;
+        let script = &test.script;
+        // Without an expectation of its own the test needs engine262's
+        // answer first; with one, everything runs at once.
+        let (spec_result, coverage, raw) = if test.expected.is_some() {
+            let engines_fut = futures::future::join_all(slots.iter_mut().map(|s| s.engine.run(script, &run)));
+            let ((r, cov), raw) = futures::join!(spec_fut, engines_fut);
+            (r, cov, Some(raw))
+        } else {
+            let (r, cov) = spec_fut.await;
+            let raw = if Expected::from_spec(&r.outcome).is_some() {
+                Some(futures::future::join_all(slots.iter_mut().map(|s| s.engine.run(script, &run))).await)
+            } else {
+                None
+            };
+            (r, cov, raw)
+        };
+        let spec_info = spec.info().clone();
+        let (expected, spec_verdict) = match &test.expected {
+            Some(e) => (
+                Some(e.clone()),
+                judge(e, &spec_result.outcome, &spec_result.output, HostTraits::EXACT),
+            ),
+            None => match Expected::from_spec(&spec_result.outcome) {
+                Some(e) => (Some(e), EngineVerdict::Pass),
+                None => (
+                    None,
+                    EngineVerdict::NoVerdict {
+                        reason: format!("engine262: {}", spec_result.outcome.label()),
+                    },
+                ),
+            },
+        };
+        let spec_er = EngineResult {
+            engine: spec_info.name.clone(),
+            family: Family::Engine262,
+            version: spec_info.version.clone(),
+            outcome: spec_result.outcome.clone(),
+            output: spec_result.output.clone(),
+            millis: spec_result.millis,
+            verdict: spec_verdict,
+        };
+        let results: Vec<EngineResult> = match (&expected, raw) {
+            (Some(e), Some(raw)) => slots
+                .iter()
+                .zip(raw)
+                .map(|(s, r)| EngineResult {
+                    engine: s.member.info.name.clone(),
+                    family: s.member.info.family,
+                    version: s.member.info.version.clone(),
+                    verdict: judge(e, &r.outcome, &r.output, s.member.traits),
+                    outcome: r.outcome,
+                    output: r.output,
+                    millis: r.millis,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut v = vote(&results, test.expected.as_ref().map(|_| &spec_er.verdict));
+        if expected.is_none() {
+            v.candidate = super::Candidate::NoQuorum {
+                reason: format!(
+                    "engine262 gave no expectation ({}); no engine was judged",
+                    spec_result.outcome.label()
+                ),
+            };
+        }
+        TestRun {
+            spec: spec_er,
+            expected,
+            results,
+            coverage,
+            vote: v,
+        }
+    }
+
+    /// Ends every engine's processes.
+    pub async fn shutdown(&mut self) {
+        for s in &mut self.slots {
+            s.engine.shutdown().await;
+        }
+        self.spec.shutdown().await;
+    }
+}

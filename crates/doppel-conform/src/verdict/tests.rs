@@ -1,0 +1,183 @@
+use super::*;
+
+fn exc(c: &str, m: &str) -> Outcome {
+    Outcome::Exception {
+        constructor: Some(c.into()),
+        message: Some(m.into()),
+    }
+}
+
+fn result(engine: &str, family: Family, verdict: EngineVerdict) -> EngineResult {
+    EngineResult {
+        engine: engine.into(),
+        family,
+        version: "1".into(),
+        outcome: Outcome::Normal,
+        output: String::new(),
+        millis: 1,
+        verdict,
+    }
+}
+
+fn failure() -> EngineVerdict {
+    EngineVerdict::Fail(Failure {
+        kind: FailKind::Assertion,
+        what: "sameValue".into(),
+        detail: String::new(),
+    })
+}
+
+#[test]
+fn assertion_kinds_follow_the_harness_wording() {
+    assert_eq!(assertion_kind("Expected SameValue(«1», «2») to be true"), "sameValue");
+    assert_eq!(
+        assertion_kind("x: Expected SameValue(«1», «1») to be false"),
+        "notSameValue"
+    );
+    assert_eq!(
+        assertion_kind("Expected a TypeError to be thrown but no exception was thrown at all"),
+        "throws"
+    );
+    assert_eq!(assertion_kind("Expected a TypeError but got a RangeError"), "throws");
+    assert_eq!(
+        assertion_kind("Actual [1, 2] and expected [2, 1] should have the same contents. "),
+        "compareArray"
+    );
+    assert_eq!(
+        assertion_kind("obj['x'] descriptor should not be writable"),
+        "verifyProperty"
+    );
+    assert_eq!(assertion_kind("Expected true but got false"), "assert");
+    assert_eq!(assertion_kind("something else"), "other");
+}
+
+#[test]
+fn judging_outcomes_against_expectations() {
+    let t = HostTraits::EXACT;
+    let n = Expected::NORMAL;
+    assert_eq!(judge(&n, &Outcome::Normal, "", t), EngineVerdict::Pass);
+    let v = judge(
+        &n,
+        &exc("Test262Error", "Expected SameValue(«1», «2») to be true"),
+        "",
+        t,
+    );
+    assert_eq!(v.failure().map(|f| f.key()), Some("assert.sameValue".into()));
+    let v = judge(&n, &exc("TypeError", "x is not a function"), "", t);
+    assert_eq!(
+        v.failure().map(|f| f.key()),
+        Some("unexpected_exception:TypeError".into())
+    );
+    let te = Expected::Exception {
+        constructor: "TypeError".into(),
+    };
+    assert_eq!(judge(&te, &exc("TypeError", ""), "", t), EngineVerdict::Pass);
+    let v = judge(&te, &exc("RangeError", ""), "", t);
+    assert_eq!(v.failure().map(|f| f.kind), Some(FailKind::ExceptionMismatch));
+    let v = judge(&te, &Outcome::Normal, "", t);
+    assert_eq!(v.failure().map(|f| f.kind), Some(FailKind::MissingException));
+    // A message-only host reads a subclass as its base or nothing at all.
+    let mine = Expected::Exception {
+        constructor: "MyErr".into(),
+    };
+    assert_eq!(
+        judge(&mine, &exc("Error", ""), "", HostTraits::MESSAGE_ONLY),
+        EngineVerdict::Pass
+    );
+    assert!(judge(&mine, &exc("Error", ""), "", t).failure().is_some());
+    // Crashes and timeouts fail; host failures and unsupported features give no verdict.
+    let v = judge(&n, &Outcome::Crash { signal: 11 }, "", t);
+    assert_eq!(v.failure().map(|f| f.key()), Some("crash:11".into()));
+    assert!(judge(&n, &Outcome::Timeout, "", t).failure().is_some());
+    assert!(matches!(
+        judge(&n, &Outcome::HostStackOverflow, "", t),
+        EngineVerdict::NoVerdict { .. }
+    ));
+    assert!(matches!(
+        judge(
+            &n,
+            &Outcome::Unsupported {
+                features: vec!["BigInt".into()]
+            },
+            "",
+            t
+        ),
+        EngineVerdict::Unsupported { .. }
+    ));
+    // Async tests pass only on the completion marker.
+    let a = Expected::Normal { async_done: true };
+    assert_eq!(
+        judge(&a, &Outcome::Normal, "Test262:AsyncTestComplete\n", t),
+        EngineVerdict::Pass
+    );
+    let v = judge(
+        &a,
+        &Outcome::Normal,
+        "Test262:AsyncTestFailure:Test262Error: Expected SameValue(«1», «2») to be true\n",
+        t,
+    );
+    assert_eq!(v.failure().map(|f| f.key()), Some("assert.sameValue".into()));
+    assert!(judge(&a, &Outcome::Normal, "", t).failure().is_some());
+}
+
+#[test]
+fn builds_of_a_family_vote_as_one() {
+    let rs = vec![
+        result("v8-mini-racer", Family::V8, failure()),
+        result("node-vm", Family::V8, failure()),
+        result("jsc", Family::JavaScriptCore, EngineVerdict::Pass),
+        result("quickjs", Family::QuickJs, EngineVerdict::Pass),
+        result("boa", Family::Boa, EngineVerdict::Pass),
+    ];
+    let v = vote(&rs, None);
+    assert_eq!(v.taking_part, 4);
+    assert_eq!(
+        v.candidate,
+        Candidate::EngineBug {
+            families: vec![Family::V8]
+        }
+    );
+    assert!(v.summary().contains("1 of 4 families"), "{}", v.summary());
+}
+
+#[test]
+fn a_split_family_is_reported_and_most_failing_is_a_spec_candidate() {
+    let rs = vec![
+        result("v8-mini-racer", Family::V8, EngineVerdict::Pass),
+        result("node-vm", Family::V8, failure()),
+        result("jsc", Family::JavaScriptCore, EngineVerdict::Pass),
+    ];
+    let v = vote(&rs, None);
+    assert!(matches!(v.families[0].verdict, FamilyVerdict::Split { ref failing, .. } if failing == &["node-vm"]));
+    assert_eq!(
+        v.candidate,
+        Candidate::EngineBug {
+            families: vec![Family::V8]
+        }
+    );
+    let rs = vec![
+        result("jsc", Family::JavaScriptCore, failure()),
+        result("quickjs", Family::QuickJs, failure()),
+        result("boa", Family::Boa, EngineVerdict::Pass),
+        result(
+            "mujs",
+            Family::Mujs,
+            EngineVerdict::Unsupported {
+                features: vec!["let".into()],
+            },
+        ),
+    ];
+    let v = vote(&rs, None);
+    assert_eq!(v.taking_part, 3, "mujs abstains");
+    assert_eq!(v.candidate.name(), "spec_bug");
+    // engine262 failing a test262 test that most engines pass.
+    let rs = vec![result("jsc", Family::JavaScriptCore, EngineVerdict::Pass)];
+    assert_eq!(vote(&rs, Some(&failure())).candidate, Candidate::Engine262Bug);
+    let rs = vec![result(
+        "jsc",
+        Family::JavaScriptCore,
+        EngineVerdict::NoVerdict { reason: "x".into() },
+    )];
+    assert_eq!(vote(&rs, None).candidate.name(), "no_quorum");
+    assert_eq!(vote(&[], None).candidate.name(), "no_quorum");
+}
