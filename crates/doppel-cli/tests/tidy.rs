@@ -277,3 +277,24 @@ fn no_source_file_is_over_a_thousand_lines() {
         stale.join("\n")
     );
 }
+
+#[test]
+fn every_library_crate_denies_missing_docs() {
+    let mut lax = Vec::new();
+    let mut libraries = 0;
+    for krate in crates() {
+        let lib = root().join("crates").join(&krate).join("src/lib.rs");
+        let Ok(text) = std::fs::read_to_string(&lib) else {
+            continue;
+        };
+        libraries += 1;
+        if !text.lines().any(|l| l.trim() == "#![deny(missing_docs)]") {
+            lax.push(krate);
+        }
+    }
+    assert!(libraries > 5, "the scan finds the library crates");
+    assert!(
+        lax.is_empty(),
+        "library crates without #![deny(missing_docs)] in src/lib.rs: {lax:?}"
+    );
+}

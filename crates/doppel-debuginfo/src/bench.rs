@@ -23,11 +23,14 @@ pub struct Figures {
     pub builds: usize,
     /// Batched: pair checks made, sessions, and their wall time in seconds.
     pub batched_checks: usize,
+    /// Batched: debugger sessions (one per build and debugger).
     pub batched_sessions: usize,
+    /// Batched: wall time of those sessions, seconds.
     pub batched_seconds: f64,
     /// One launch per pair: checks made (a sample of each build's pairs)
     /// and their wall time in seconds (launch to shutdown).
     pub single_checks: usize,
+    /// One launch per pair: wall time of those checks, seconds.
     pub single_seconds: f64,
 }
 

@@ -48,6 +48,8 @@ use tokio::process::Command;
 /// failed, the debugger crashed); bisection stops with that reason.
 #[async_trait]
 pub trait Oracle: Send {
+    /// Whether the build with `extra_flags` added (a pass limit, flags turned
+    /// off) still shows the wrong value.
     async fn wrong(&mut self, extra_flags: &[String]) -> Result<bool, String>;
 }
 
@@ -69,6 +71,7 @@ pub enum Method {
 /// The result of a bisection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Culprit {
+    /// How the culprit was searched (Clang pass limit or a GCC flag search).
     pub method: Method,
     /// Clang: the name of pass number `limit` as the pass log prints it
     /// (`InstCombinePass`, `Machine Copy Propagation Pass`), or
@@ -398,7 +401,10 @@ pub enum GccStrategy {
     /// Turn each flag off alone, in order, trying at most `max` flags
     /// (`flags_tried` says how many were). Exact by definition; one check
     /// per flag (plus one to confirm the bug).
-    OneAtATime { max: u32 },
+    OneAtATime {
+        /// The most flags to try.
+        max: u32,
+    },
     /// Adaptive group testing: turn a whole set off at once; if the bug
     /// persists, no flag of the set is counted as a culprit, otherwise split
     /// the set in halves and recurse; a set of one flag is exactly the
@@ -409,7 +415,10 @@ pub enum GccStrategy {
     /// [`GccStrategy::OneAtATime`] when it finds nothing. Cost with k
     /// culprits among n flags: about 2k log2(n) checks (about 15 for one
     /// culprit among 134), at most `max` checks.
-    Halving { max: u32 },
+    Halving {
+        /// The most checks to make.
+        max: u32,
+    },
 }
 
 /// GCC culprit bisection of one finding: confirms the bug with no extra

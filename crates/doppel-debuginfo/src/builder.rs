@@ -44,9 +44,13 @@ pub trait LevelBuilder: Send + Sync {
 
 /// A C program built by gcc or clang into a [`BuildCache`].
 pub struct CLevel<'a> {
+    /// The program to build.
     pub program: &'a Program,
+    /// The compiler under test.
     pub compiler: &'a Compiler,
+    /// The optimization level without the dash (`O2`).
     pub level: &'a str,
+    /// Where builds are kept (keyed by source, compiler and flags).
     pub cache: &'a BuildCache,
 }
 

@@ -38,8 +38,11 @@ use tokio::process::Command;
 /// [`Compiler::tag`]), a level (`O2`) and what the check found there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatrixEntry {
+    /// The compiler's name (`gcc`, `clang-19`).
     pub compiler: String,
+    /// The optimization level without the dash.
     pub level: String,
+    /// The check of the finding's pair in that build.
     pub verdict: CheckVerdict,
 }
 
@@ -75,7 +78,9 @@ pub struct BundleInput {
     pub gdb: String,
     /// The lldb executable (`lldb-22` here; see [`default_lldb`]).
     pub lldb: String,
+    /// The bisected culprit, when there is one.
     pub culprit: Option<Culprit>,
+    /// The reproduction matrix: the pair checked at other compilers and levels.
     pub matrix: Vec<MatrixEntry>,
     /// Seconds per build and per debugger session.
     pub timeout_secs: u32,
@@ -177,7 +182,9 @@ pub struct Transcript {
     pub command: String,
     /// stdout then stderr.
     pub output: String,
+    /// The exit status, when the command exited.
     pub exit_code: Option<i32>,
+    /// Whether the command ran past its timeout (and was killed).
     pub timed_out: bool,
     /// The file it is saved in (`transcript-gdb-O2.txt`).
     pub file: String,

@@ -44,6 +44,7 @@ pub const TECHNIQUE: &str = "debuginfo";
 pub struct DebuginfoSpec {
     /// Free-text campaign name stored with every record.
     pub name: String,
+    /// The technique's settings (`[debuginfo]` in `doppel.toml`, and flags).
     pub config: DebuginfoConfig,
     /// Backend settings (timeouts, limits, executables).
     pub debugger_config: DebuggerConfig,
@@ -77,27 +78,42 @@ pub enum Progress {
     Missing(Vec<String>),
     /// A program is done: `outcome` is `checked` or `rejected at <stage>`.
     ProgramDone {
+        /// The program's name.
         name: String,
+        /// `checked`, or `rejected at <stage>`.
         outcome: String,
+        /// Findings stored for it.
         findings: usize,
     },
     /// A finding was stored.
-    Finding { name: String, class: String },
+    Finding {
+        /// The program's name.
+        name: String,
+        /// The finding's class key.
+        class: String,
+    },
 }
 
 /// What a campaign did.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Stats {
+    /// Programs checked or rejected.
     pub programs: usize,
+    /// Programs skipped because they are stored (`--resume`).
     pub skipped: usize,
     /// Rejected programs per stage.
     pub rejected: BTreeMap<String, usize>,
+    /// References found (pairs with a validated -O0 value).
     pub references: usize,
+    /// Debugger sessions run (one per build and debugger).
     pub sessions: usize,
     /// Pair checks per verdict name.
     pub verdicts: BTreeMap<String, usize>,
+    /// Findings stored.
     pub findings: usize,
+    /// Culprit bisections run.
     pub bisections: usize,
+    /// Records the store did not commit.
     pub store_errors: usize,
     /// Compilers that were not found, with the reason.
     pub missing_compilers: Vec<String>,
@@ -662,14 +678,21 @@ async fn close_program(
 
 /// Everything about one finding.
 pub struct FindingInput<'a> {
+    /// The program.
     pub program: &'a Program,
+    /// Its source text.
     pub text: &'a str,
+    /// The build that showed the wrong value.
     pub build: &'a Build,
+    /// The debugger that showed it.
     pub debugger: &'a str,
+    /// The pair and its -O0 reference.
     pub reference: &'a Reference,
+    /// This debugger's check of the pair.
     pub verdict: &'a PairVerdict,
     /// The other debuggers' verdicts on the same build and pair.
     pub others: &'a [(&'a str, &'a PairVerdict)],
+    /// The AST node type of line s (a class key part).
     pub ast_node: String,
 }
 

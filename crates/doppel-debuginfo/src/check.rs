@@ -39,6 +39,7 @@ pub struct PairVerdict {
     pub line: u32,
     /// Variable v.
     pub variable: String,
+    /// The check's outcome.
     pub verdict: CheckVerdict,
     /// The debugger's own rendering of v at s, when it showed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

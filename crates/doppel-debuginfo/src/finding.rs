@@ -22,20 +22,31 @@ use std::time::Duration;
 /// A finding as stored.
 #[derive(Debug, Clone)]
 pub struct StoredFinding {
+    /// The program checked.
     pub program: Program,
+    /// Its source text.
     pub source_text: String,
     /// The line-augmented text that was checked (config `augmented_text`),
     /// when the build was augmented; `None` for a plain build.
     pub augmented_text: Option<String>,
+    /// The pair and its -O0 reference value.
     pub reference: Reference,
+    /// The compiler of the build.
     pub compiler: Compiler,
+    /// The optimization level without the dash (`O2`).
     pub level: String,
+    /// The debugger that showed the wrong value.
     pub debugger: String,
+    /// Lines augmented with the barrier call (empty: the plain build).
     pub augmented: BTreeSet<u32>,
+    /// This debugger's check of the pair.
     pub verdict: PairVerdict,
     /// The other debuggers' checks of the same pair on the same binary.
     pub others: Vec<OtherCheck>,
+    /// Who the wrong value points at (`compiler`, `debugger`, ...; empty when
+    /// the record lacks it).
     pub suspect: String,
+    /// The bisected culprit, when bisected.
     pub culprit: Option<Culprit>,
     /// The class key.
     pub class: String,
@@ -56,8 +67,11 @@ pub struct OtherCheck {
 /// [`reduce::MARKER`] at s) and how it was made.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReducedText {
+    /// The reduced `a.c`.
     pub text: String,
+    /// s in the reduced program (1-based; the marker's line).
     pub line: u32,
+    /// How the reduction went (sizes, time, whether it was verified).
     pub summary: Reduced,
 }
 

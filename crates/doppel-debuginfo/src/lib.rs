@@ -31,6 +31,8 @@
 //!
 //! The types below are the plain data that crosses these steps.
 
+#![deny(missing_docs)]
+
 pub mod augment;
 pub mod bench;
 pub mod bisect;
@@ -67,7 +69,9 @@ pub use doppel_lang::c::clang_scope::{ScopedVariable, VarKind};
 /// where a statement starts and a variable in scope there.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pair {
+    /// Line s, 1-based.
     pub line: u32,
+    /// Variable v, as the scope oracle found it (name, type, kind).
     pub variable: ScopedVariable,
 }
 
@@ -77,7 +81,9 @@ pub struct Pair {
 /// `{a, b, ...}` for arrays).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
+    /// The pair (s, v).
     pub pair: Pair,
+    /// PRINT(P, s, v) at the first hit of s, normalized as above.
     pub value: String,
     /// v at the next executions of s (the 2nd, 3rd, ... up to
     /// [`REFERENCE_HITS`] in all), same rendering; fewer when s ran fewer
@@ -124,23 +130,42 @@ pub enum CheckVerdict {
     /// The debugger showed the reference value.
     Match,
     /// The debugger showed another value: the only verdict that is a finding.
-    WrongValue { expected: String, actual: String },
+    WrongValue {
+        /// The reference value.
+        expected: String,
+        /// The value the debugger showed, normalized like the reference.
+        actual: String,
+    },
     /// The debugger listed v as optimized out.
     OptimizedOut,
     /// v was not among the frame's variables at s (or had no readable value).
-    NotAvailable { detail: String },
+    NotAvailable {
+        /// What the debugger said, for people.
+        detail: String,
+    },
     /// The program ended (or the session did) without pausing at s; also a
     /// breakpoint the debugger put on another line than s.
-    NotHit { detail: String },
+    NotHit {
+        /// How the session ended, or where the breakpoint went.
+        detail: String,
+    },
     /// The debugger first paused at s at a later execution of s (the
     /// `hit`-th): every variable read at that pause shows its value at that
     /// execution, and at least two differ from their first-hit values. The
     /// optimizer duplicated s (loop peeling or rotation) and gave only a
     /// later copy an `is_stmt` row: a line-table gap, not a wrong value, so
     /// not a finding. `actual` is what the debugger showed.
-    LaterHit { hit: u32, actual: String },
+    LaterHit {
+        /// Which execution of s (2 for the second).
+        hit: u32,
+        /// The value shown, normalized.
+        actual: String,
+    },
     /// The debugger crashed, hung or broke protocol during the session.
-    DebuggerFailure { detail: String },
+    DebuggerFailure {
+        /// The failure, for people.
+        detail: String,
+    },
 }
 
 impl CheckVerdict {

@@ -36,6 +36,7 @@ pub struct ProbeSpec {
     pub source: PathBuf,
     /// The barrier unit.
     pub barrier: PathBuf,
+    /// Variable v.
     pub variable: String,
     /// Compiler name or path.
     pub compiler: String,
@@ -45,8 +46,11 @@ pub struct ProbeSpec {
     pub debugger: String,
     /// The -O0 reference value.
     pub reference: String,
+    /// Which wrong values count as the bug.
     pub wrong: WrongClass,
+    /// The culprit's signature, when the finding was bisected.
     pub culprit: Option<String>,
+    /// The flags that turn the culprit off (added to the build to confirm it).
     pub culprit_flags: Vec<String>,
 }
 

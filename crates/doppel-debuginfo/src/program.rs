@@ -73,21 +73,30 @@ pub enum Preparation {
     /// The program was rejected at `stage` (`seed`, `coverage`, `scopes`,
     /// `shadow`, `pairs`) for `reason`.
     Rejected {
+        /// The stage (`seed`, `coverage`, `scopes`, `shadow`, `pairs`).
         stage: String,
+        /// Why, for people.
         reason: String,
+        /// Seconds spent preparing it.
         seconds: f64,
     },
     /// The machine could not prepare the program at `stage` (a tool is
     /// missing or cannot run, a sanitizer report names no line): an error of
     /// the campaign, not a verdict on the program, so it is never stored as
     /// one ([`crate::shadow::ShadowError::Environment`]).
-    Failed { stage: String, error: String },
+    Failed {
+        /// The stage that failed.
+        stage: String,
+        /// The cause (the missing tool, the unattributed report).
+        error: String,
+    },
 }
 
 /// A prepared program: its references and the bookkeeping of how many
 /// pairs each step kept.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Ready {
+    /// The seed program's own check (sanitizers, exit, output).
     pub seed_check: wellformed::SeedCheck,
     /// Lines where a statement starts.
     pub statement_lines: usize,
@@ -111,6 +120,7 @@ pub struct Ready {
     /// (clang then).
     #[serde(default)]
     pub scope_oracle: String,
+    /// Seconds spent preparing.
     pub seconds: f64,
 }
 
@@ -268,10 +278,13 @@ pub async fn scope_oracle(source: &Path, text: &str, clang: &str) -> Result<(Sco
 /// One optimized build and the references it checks.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Build {
+    /// The compiler.
     pub compiler: Compiler,
+    /// The optimization level without the dash (`O2`).
     pub level: String,
     /// Lines prefixed with `opt_me_not();` (empty: the program as it is).
     pub augmented: Vec<u32>,
+    /// The built program (source path, binary, hash).
     pub subject: Subject,
     /// The references checked in this build.
     pub references: Vec<Reference>,
@@ -334,7 +347,9 @@ pub fn stmt_lines(subject: &Subject) -> Result<BTreeSet<u32>, String> {
 /// session per (build, debugger).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LevelCheck {
+    /// The plain build and any augmented ones.
     pub builds: Vec<Build>,
+    /// One session per (build, debugger).
     pub cells: Vec<Cell>,
 }
 
@@ -470,7 +485,9 @@ fn augmented_source(program: &Program, lines: &BTreeSet<u32>, dir: &Path) -> Res
 pub struct Cell {
     /// Index into the builds of its (compiler, level).
     pub build: usize,
+    /// The debugger (a registered backend name).
     pub debugger: String,
+    /// What the session checked and how it ended.
     pub session: Session,
 }
 

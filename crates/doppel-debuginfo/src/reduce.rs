@@ -65,7 +65,10 @@ const MARKER_BRE: &str = "/\\*DOPPEL_S\\*/";
 #[serde(tag = "class", rename_all = "snake_case")]
 pub enum WrongClass {
     /// The debugger must show exactly `actual` (the finding's wrong value).
-    Same { actual: String },
+    Same {
+        /// The wrong value, normalized.
+        actual: String,
+    },
     /// Any value other than the reference (optimized-out and not-available
     /// do not count as values).
     Any,
@@ -82,6 +85,7 @@ pub struct ReduceSpec {
     /// PRINT(P, s, v): the value the -O0 build shows (decimal for integers,
     /// `null`/`non-null` for pointers).
     pub reference_value: String,
+    /// Which wrong values count as the same bug.
     pub wrong: WrongClass,
     /// The compiler under test (path or name on `PATH`).
     pub compiler: String,
@@ -361,9 +365,13 @@ pub struct Reduced {
     pub path: PathBuf,
     /// `out_dir/interesting.sh`.
     pub script: PathBuf,
+    /// Size of the program before, bytes.
     pub bytes_before: u64,
+    /// Size of the result, bytes.
     pub bytes_after: u64,
+    /// Lines before.
     pub lines_before: u32,
+    /// Lines of the result.
     pub lines_after: u32,
     /// s in the reduced program: the line of its marker (as [`marker_line`]).
     pub marker_line: u32,

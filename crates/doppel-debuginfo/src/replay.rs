@@ -14,6 +14,7 @@ use std::path::Path;
 /// What a replay found.
 #[derive(Debug, Clone)]
 pub struct Replayed {
+    /// The check of the stored pair in the rebuilt binary.
     pub verdict: PairVerdict,
     /// The compiler's version now, when it differs from the stored one.
     pub version_changed: Option<String>,

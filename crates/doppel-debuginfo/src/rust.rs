@@ -340,6 +340,7 @@ pub struct RustReferences {
     pub references: Vec<Reference>,
     /// How the -O0 run ended.
     pub ending: String,
+    /// Seconds spent.
     pub seconds: f64,
 }
 

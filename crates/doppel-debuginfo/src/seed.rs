@@ -117,10 +117,22 @@ pub enum SeedError {
     /// The program is below [`CsmithConfig::min_size_bytes`]: take the next
     /// seed. The file is removed.
     #[error("csmith seed {seed} gave {size_bytes} bytes, below the minimum of {min_bytes}")]
-    TooSmall { seed: u64, size_bytes: u64, min_bytes: u64 },
+    TooSmall {
+        /// The Csmith seed.
+        seed: u64,
+        /// The program's size.
+        size_bytes: u64,
+        /// The configured minimum.
+        min_bytes: u64,
+    },
     /// Csmith failed, timed out, or the output could not be written.
     #[error("csmith seed {seed}: {detail}")]
-    Failed { seed: u64, detail: String },
+    Failed {
+        /// The Csmith seed.
+        seed: u64,
+        /// The cause (exit status and stderr, the timeout, the I/O error).
+        detail: String,
+    },
 }
 
 /// The Csmith options for `seed` under `config` (everything after

@@ -14,8 +14,11 @@ use tokio::process::Command;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
+    /// GCC (flag bisection with `-fno-*`).
     Gcc,
+    /// Clang (pass bisection with `-opt-bisect-limit`).
     Clang,
+    /// rustc (Rust seeds only; not bisected).
     Rustc,
 }
 
@@ -26,6 +29,7 @@ pub struct Compiler {
     pub name: String,
     /// Resolved executable.
     pub path: String,
+    /// Its family.
     pub family: Family,
     /// The first line of `--version` (`gcc (Debian 12.2.0-14) 12.2.0`).
     pub version: String,

@@ -25,10 +25,17 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Suspect {
+    /// The other debugger shows the same wrong value: the debug information
+    /// (the compiler) is wrong.
     Compiler,
+    /// The other debugger shows the right value: this debugger is wrong.
     Debugger,
+    /// The other debugger shows another wrong value.
     Disagree,
+    /// The other debugger paused at another address of the line: the debug
+    /// information is wrong where this one paused.
     DifferentStop,
+    /// No other debugger could confirm either way.
     Unconfirmed,
 }
 

@@ -183,6 +183,7 @@ pub enum RejectReason {
 pub enum SeedCheck {
     /// No report: the seed is usable.
     Ok {
+        /// The exit status.
         exit_code: i32,
         /// Hex SHA-256 of the complete standard output.
         stdout_sha256: String,
@@ -191,11 +192,14 @@ pub enum SeedCheck {
         /// Seconds spent (builds and runs).
         seconds: f64,
     },
+    /// A report, a failed build or a bad exit: the seed is not usable.
     Rejected {
+        /// What kind of problem.
         reason: RejectReason,
         /// The first report line (process-id prefixes removed), or the
         /// first error line of a failed build.
         detail: String,
+        /// Seconds spent (builds and runs).
         seconds: f64,
     },
 }

@@ -136,6 +136,8 @@ pub enum BenchWhat {
     /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
     /// and --resume): the fault suite's counts, peak RSS, open descriptors.
     Soak(super::bench_soak::SoakArgs),
+    /// N+1 verdicts per second: JEST-sized programs and test262 tests on every engine plus engine262.
+    Conform(super::conform_bench::ConformBenchArgs),
     /// JavaScript engines: scripts per second per engine on tiny JEST-sized
     /// programs, warm workers, plus engine262 with semantics coverage.
     Engines {
@@ -189,6 +191,9 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
     }
     if let BenchWhat::Soak(soak) = a.what {
         return super::bench_soak::run(soak).await;
+    }
+    if let BenchWhat::Conform(c) = a.what {
+        return super::conform_bench::run(c).await;
     }
     if let BenchWhat::Engines { programs, engines } = a.what {
         return super::bench_engines::run(programs, engines).await;

@@ -172,6 +172,21 @@ fn print_case(rec: &LocalizeRecord) {
     super::print_tables(&view.tables);
 }
 
+/// Darwin's and the baselines' measures over every stored case of the
+/// campaign (docs/results/localize.md's tables): outcomes, seconds per
+/// case, and per technique the share of cases whose faulty line is in the
+/// report and ranked first, report sizes, per defect class.
+async fn print_measures(store: &doppel_core::store::Store, filter: &RunFilter) -> anyhow::Result<()> {
+    let mut results = Vec::new();
+    for id in store.divergent_run_ids(filter).await? {
+        if let Some(run) = store.run(id).await? {
+            results.push(LocalizeRecord::of(&run)?.result);
+        }
+    }
+    println!("\n{}", doppel_localize::summary::markdown(&results));
+    Ok(())
+}
+
 async fn corpus(a: LocalizeArgs, db: &str) -> anyhow::Result<ExitCode> {
     let dir = a.corpus.clone().unwrap_or_default();
     anyhow::ensure!(dir.is_dir(), "--corpus {}: not a directory", dir.display());
@@ -213,6 +228,7 @@ async fn corpus(a: LocalizeArgs, db: &str) -> anyhow::Result<ExitCode> {
         campaign: Some(a.campaign.clone()),
     };
     super::classes::print_summary(&store, &filter).await?;
+    print_measures(&store, &filter).await?;
     eprintln!(
         "this invocation: {} cases run, {} skipped (resume){}",
         stats.items,

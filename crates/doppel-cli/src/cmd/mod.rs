@@ -12,6 +12,7 @@ pub mod bench_transform;
 pub mod campaign;
 pub mod classes;
 pub mod conform;
+pub mod conform_bench;
 pub mod conform_print;
 pub mod debuginfo;
 pub mod diff;
