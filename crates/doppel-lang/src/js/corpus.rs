@@ -13,7 +13,7 @@
 //!   frontmatter's `includes`, from the `harness/` directory of the test262
 //!   checkout the test is in (none of the harness with the `raw` flag).
 //!   Tests flagged `onlyStrict` get the directive `"use strict"; ` in front
-//!   of their first line ([`STRICT_PREFIX`]; that line is a comment in
+//!   of their first line (`STRICT_PREFIX` (`strict.rs`); that line is a comment in
 //!   every test262 file, so every line and every column of code is kept).
 //!   Tests that cannot run as a classic script in node (`module`, `async`,
 //!   `CanBlockIsFalse`, parse-phase `negative`, tests using the host object
@@ -32,6 +32,9 @@
 //! are written to a temporary directory and renamed into place.
 
 use super::prelude::{PRELUDE_FILE_NAME, determinism_prelude};
+#[cfg(test)]
+use super::strict::STRICT_PREFIX;
+use super::strict::strict_prefixed;
 use super::syntax::{JsSyntax, count_lines};
 use doppel_core::{Language, Subject};
 use sha2::{Digest, Sha256};
@@ -193,7 +196,7 @@ impl Test262Meta {
     /// Why the test cannot run as a classic script, if it cannot. test262
     /// runs a test without flags in both modes; doppel runs it once,
     /// sloppy, and an `onlyStrict` test once, strict (see
-    /// [`strict_prefixed`]; the harness conventions are in
+    /// `strict::strict_prefixed`; the harness conventions are in
     /// shared/notes/js-conformance-prior-art.md, section 4).
     pub fn unsupported(&self) -> Option<String> {
         if self.has_flag("module") {
@@ -220,34 +223,6 @@ impl Test262Meta {
             ));
         }
         None
-    }
-}
-
-/// What an `onlyStrict` test262 test gets in front of its first line: a
-/// directive prologue of its own (ECMA-262 section 11.2.1), so the whole
-/// script is strict mode code, as test262's runners make it.
-pub const STRICT_PREFIX: &str = "\"use strict\"; ";
-
-/// `source` made strict mode code by [`STRICT_PREFIX`] in front of line 1,
-/// when line 1 holds no code (blank, a `//` comment, or a `/*` comment that
-/// does not end before code on that line): then every line keeps its
-/// number and every token its column. Errors: the reason, when line 1
-/// holds code (its columns would move).
-pub fn strict_prefixed(source: &str) -> Result<String, String> {
-    let first = source.split(['\n', '\r']).next().unwrap_or("").trim_start();
-    let no_code = first.is_empty()
-        || first.starts_with("//")
-        || first
-            .strip_prefix("/*")
-            .is_some_and(|rest| rest.split_once("*/").is_none_or(|(_, after)| after.trim().is_empty()));
-    if no_code {
-        Ok(format!("{STRICT_PREFIX}{source}"))
-    } else {
-        Err(
-            "flag onlyStrict, and line 1 holds code: a \"use strict\" directive in front of it \
-             would move its columns"
-                .into(),
-        )
     }
 }
 
@@ -746,16 +721,6 @@ mod tests {
         match cache.prepare(&first, "u.js") {
             Err(e @ JsSubjectError::Unsupported { .. }) => assert!(e.to_string().contains("line 1 holds code"), "{e}"),
             other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn strict_prefix_only_in_front_of_a_line_without_code() {
-        for ok in ["// c\nx;", "/*---\n---*/\nx;", "\nx;", "/* a */ \nx;", "  // c"] {
-            assert_eq!(strict_prefixed(ok).unwrap(), format!("{STRICT_PREFIX}{ok}"), "{ok:?}");
-        }
-        for bad in ["x; // c", "/* a */ x;\n", "'use strict';"] {
-            assert!(strict_prefixed(bad).is_err(), "{bad:?}");
         }
     }
 

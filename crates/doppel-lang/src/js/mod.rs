@@ -8,6 +8,7 @@
 mod corpus;
 pub mod coverage;
 mod prelude;
+mod strict;
 mod syntax;
 pub mod transform;
 
