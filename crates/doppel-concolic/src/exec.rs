@@ -32,7 +32,8 @@ pub(crate) struct Machine<'m> {
     hosts: Vec<Host>,
     fuel: u64,
     budget: crate::Budget,
-    branches: Vec<BranchRecord>,
+    pub branches: Vec<BranchRecord>,
+    pub obs: crate::observe::Observer,
     record_concrete: bool,
     record_symbolic: bool,
     /// Per source-location index: whether its branches are recorded (Files filter).
@@ -100,6 +101,7 @@ impl<'m> Machine<'m> {
             fuel: config.budget.instructions,
             budget: config.budget,
             branches: Vec::new(),
+            obs: crate::observe::Observer::new(module, &config.observe),
             record_concrete,
             record_symbolic,
             user_loc: if record_all_locs { vec![] } else { user_loc },
@@ -387,12 +389,28 @@ impl<'m> Machine<'m> {
                         return Ok(());
                     }
                     let fr = self.frames.pop().expect("frame");
+                    let result = if self.obs.returns && keep == 1 {
+                        match module.types[func.ty as usize].key.last() {
+                            Some(wasmparser::ValType::I32) => Some(32u8),
+                            Some(wasmparser::ValType::I64) => Some(64u8),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
                     fi = fr.func as usize;
                     func = &module.funcs[fi];
                     code = &func.code;
                     pc = fr.pc as usize;
                     base = fr.base as usize;
                     obase = base + (func.params + func.locals) as usize;
+                    if let Some(w) = result
+                        && self.obs.at(func, pc - 1)
+                    {
+                        let v = *self.stack.last().expect("result");
+                        let sv = if SYM { *self.sh.last().expect("result") } else { 0 };
+                        self.observe_return::<SYM>(fi, func, pc, w, v, sv);
+                    }
                 }
                 Instr::Call(f) | Instr::CallIndirect { ty: f } => {
                     let callee = if let Instr::CallIndirect { ty } = ins {
@@ -494,6 +512,13 @@ impl<'m> Machine<'m> {
                         bail!(trap(Trap::MemoryOutOfBounds, off!()));
                     }
                     let v = load(&self.mem, ea as usize, kind);
+                    if self.obs.assignments
+                        && !kind.float
+                        && (kind.bytes == 4 || kind.bytes == 8)
+                        && self.obs.at(func, pc - 1)
+                    {
+                        self.obs.touch(ea as u32, kind.bytes);
+                    }
                     if SYM {
                         let s = if sa != 0 || !self.sym.mem.is_empty() {
                             self.sym.load(&self.mem, kind, ea as u32, a, sa, offset, off!())
@@ -504,7 +529,7 @@ impl<'m> Machine<'m> {
                     }
                     push!(v);
                 }
-                Instr::Store { bytes, offset, .. } => {
+                Instr::Store { bytes, offset, float } => {
                     let v = pop!();
                     let sv = spop!();
                     let a = pop!();
@@ -520,6 +545,9 @@ impl<'m> Machine<'m> {
                             self.sym.concretize(32, a, sa, off!(), ConstraintOrigin::Address);
                         }
                         self.sym.store(ea as u32, bytes as u32, sv);
+                    }
+                    if self.obs.assignments && !float && (bytes == 4 || bytes == 8) && self.obs.at(func, pc - 1) {
+                        self.observe_store::<SYM>(fi, func, pc, ea as u32, bytes, v, sv);
                     }
                 }
                 Instr::MemorySize => {
@@ -729,7 +757,7 @@ impl<'m> Machine<'m> {
 }
 
 #[inline]
-fn load(mem: &[u8], ea: usize, kind: LoadKind) -> u64 {
+pub(crate) fn load(mem: &[u8], ea: usize, kind: LoadKind) -> u64 {
     let mut buf = [0u8; 8];
     buf[..kind.bytes as usize].copy_from_slice(&mem[ea..ea + kind.bytes as usize]);
     let raw = u64::from_le_bytes(buf);

@@ -31,6 +31,7 @@ mod exec;
 pub mod expr;
 mod instr;
 mod numeric;
+mod observe;
 mod shadow;
 pub mod smt;
 pub mod solver;
@@ -192,6 +193,8 @@ pub struct RunConfig {
     /// Cap on stdout and on stderr in bytes (default 0 means 16 MiB); output
     /// beyond it is dropped and [`Run::output_truncated`] is set.
     pub output_cap: usize,
+    /// Observation points (virtual branches); default off.
+    pub observe: Observe,
 }
 
 /// What kind of instruction a [`BranchRecord`] comes from.
@@ -206,6 +209,46 @@ pub enum BranchKind {
     BrTable,
     /// `select`: `taken` is 1 when the first operand was chosen (condition non-zero).
     Select,
+    /// A virtual branch at an observation point ([`RunConfig::observe`]):
+    /// `taken` is 1 when the predicate held.
+    Predicate(Predicate),
+}
+
+/// The predicate of a virtual branch (see [`Observe`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Predicate {
+    /// A call's result is negative (signed), at the call.
+    Negative,
+    /// A call's result is zero (null for a pointer), at the call.
+    Zero,
+    /// A stored value equals the current value of a recently used
+    /// other slot of the same size, at the store.
+    Equal,
+}
+
+/// Observation points: where the interpreter evaluates predicates over
+/// values that no branch of the program computes and records them as
+/// virtual branches ([`BranchKind::Predicate`] records, and their
+/// constraints in the path condition when they depend on input), so that a
+/// wrong constant or a wrong assigned variable changes the path condition.
+/// The predicate families are statistical debugging's (Liblit et al., PLDI
+/// 2005: "returns", "scalar-pairs") as Darwin instruments them (Qi et al.,
+/// TOSEM, section 5): at a call in an observed file whose callee returns one
+/// `i32`/`i64`, `result < 0` and `result == 0`; at a 4- or 8-byte integer
+/// store in an observed file (an assignment at `-O0`), `stored == y` for the
+/// `peers` other slots of the same size that observed code read or wrote
+/// most recently. Default: off.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observe {
+    /// Source files whose instructions are observation points (matched like
+    /// [`BranchFilter::Files`]); empty: none.
+    pub files: Vec<String>,
+    /// Sign and zero predicates on call results.
+    pub returns: bool,
+    /// `x == y` predicates at stores.
+    pub assignments: bool,
+    /// How many other recently used slots a store is compared with.
+    pub peers: u32,
 }
 
 /// One execution of a conditional branch.

@@ -25,6 +25,23 @@ fn out_dir() -> PathBuf {
 
 async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
     use std::io::Write as _;
+    // `DOPPEL_LOCALIZE_ONLY=name,name`: only these cases (a quick look at a
+    // few), written under the label `<label>-only`.
+    let only: Option<Vec<String>> = std::env::var("DOPPEL_LOCALIZE_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let selected: Vec<codeflaws::RegressionPair>;
+    let (label, pairs) = match &only {
+        Some(names) => {
+            selected = pairs
+                .iter()
+                .filter(|p| names.iter().any(|n| p.name.starts_with(n.as_str())))
+                .cloned()
+                .collect();
+            (format!("{label}-only"), &selected[..])
+        }
+        None => (label.to_string(), pairs),
+    };
     let mut results = Vec::new();
     // One JSON line per finished case, so an interrupted run still counts.
     let mut lines = std::fs::File::create(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();
@@ -104,11 +121,36 @@ fn summarize_a_partial_run() {
             .map(|l| serde_json::from_str(&l.replace("\"score\":null", "\"score\":1e308")).unwrap())
             .collect();
     assert!(!results.is_empty());
+    // `DOPPEL_LOCALIZE_RERANK=N`: Darwin's report rebuilt from the stored
+    // causes with the current ranking, at most N lines (0: all), and measured
+    // again: the causes do not depend on the ranking, so a run's causes
+    // measure every ranking.
+    let results = match std::env::var("DOPPEL_LOCALIZE_RERANK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => results.into_iter().map(|r| rerank(r, n)).collect(),
+        None => results,
+    };
     std::fs::write(
         out_dir().join(format!("localize-{label}.md")),
         summary::markdown(&results),
     )
     .unwrap();
+}
+
+fn rerank(mut r: doppel_localize::case::CaseResult, lines: usize) -> doppel_localize::case::CaseResult {
+    let Some(d) = r.darwin.as_mut() else { return r };
+    d.report = doppel_localize::darwin::rank(&d.causes, lines);
+    for (report, m) in r.reports.iter_mut() {
+        if report.technique == "darwin" {
+            *report = d.report.clone();
+            if m.is_some() {
+                *m = Some(report.measure(&r.truth));
+            }
+        }
+    }
+    r
 }
 
 #[tokio::main]

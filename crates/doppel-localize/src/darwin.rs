@@ -12,21 +12,25 @@
 //! timeout) discards unsatisfiable deviations. Slicing and concretization
 //! are the solver's: bytes the query does not constrain keep t's values
 //! (a model only changes the bytes it names). Every alternate input t' is
-//! validated by concrete runs of P and P': P's user-branch sequence must be
+//! validated by concrete runs of P and P': P's own branch sequence must be
 //! t's, P''s must differ; t' is *successful* when P and P' then agree
-//! (Codeflaws' comparison), and successful lines rank first.
+//! (Codeflaws' comparison), and successful lines rank first, then earlier
+//! deviations.
 //!
-//! Not here (yet): predicate instrumentation (return-value signs, `x == y`
-//! at assignments as virtual branches), so faults outside conditions are
-//! found only through the conditions they influence.
+//! Predicate instrumentation (TOSEM section 5, "errors that do not affect
+//! control flow"): with [`DarwinConfig::predicates`], both programs run with
+//! doppel-concolic's observation points on the user's source, so the sign
+//! and zero of call results and `x == y` at assignments are virtual
+//! branches in f and f'; a wrong constant or a wrong assigned variable then
+//! parts the path conditions at the assignment.
 
 use crate::report::Report;
 use crate::truth::{Line, Side};
 use doppel_concolic::smt::SmtWriter;
 use doppel_concolic::solver::{SatResult, Solver, SolverError, Z3Process};
 use doppel_concolic::{
-    BranchFilter, Budget, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Outcome as RunOutcome, Run,
-    RunConfig, Symbolic, run,
+    BranchFilter, BranchKind, Budget, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Observe,
+    Outcome as RunOutcome, Run, RunConfig, Symbolic, run,
 };
 use doppel_lang::c::codeflaws::outputs_match;
 use serde::{Deserialize, Serialize};
@@ -46,6 +50,17 @@ pub struct DarwinConfig {
     pub run_budget: Budget,
     /// Deviations tried per static branch site (loops repeat a branch).
     pub per_site: usize,
+    /// Predicate instrumentation (TOSEM section 5): virtual branches for
+    /// call results (sign, zero) and `x == y` at assignments in the user's
+    /// source, through doppel-concolic's observation points.
+    pub predicates: bool,
+    /// Other recently assigned variables each assignment is compared with.
+    pub peers: u32,
+    /// Timeout of a full query in the long-lived incremental solver; a query
+    /// it cannot decide goes to a fresh z3 process (`query_timeout`).
+    pub incremental_timeout: Duration,
+    /// Lines in the report (the best ranked; 0: all).
+    pub report_lines: usize,
 }
 
 impl Default for DarwinConfig {
@@ -53,12 +68,16 @@ impl Default for DarwinConfig {
         Self {
             query_timeout: Duration::from_millis(5000),
             precheck_timeout: Duration::from_millis(200),
-            budget: Duration::from_secs(60),
+            budget: Duration::from_secs(30),
             run_budget: Budget {
                 per_site: 256,
                 ..Budget::default()
             },
             per_site: 4,
+            predicates: true,
+            peers: 4,
+            incremental_timeout: Duration::from_millis(300),
+            report_lines: 5,
         }
     }
 }
@@ -87,6 +106,15 @@ pub struct RootCause {
     pub offset: u32,
     /// The witness.
     pub witness: Witness,
+    /// Whether the branch is a virtual one (a predicate of the
+    /// instrumentation), not a condition of the program.
+    #[serde(default)]
+    pub predicate: bool,
+    /// Index of the deviating branch's constraint in its run's path
+    /// condition, and that path condition's length (earlier deviations are
+    /// closer to where the runs part).
+    #[serde(default)]
+    pub position: (u32, u32),
 }
 
 /// How a Darwin analysis ended (issue 16's named outcomes).
@@ -137,6 +165,13 @@ pub struct DarwinStats {
     pub validated: usize,
     /// Full queries the solver gave up on (its timeout).
     pub unknown: usize,
+    /// Full queries the long-lived incremental solver decided (the rest
+    /// went to a fresh z3 process).
+    #[serde(default)]
+    pub incremental: usize,
+    /// Virtual branches (predicates) among the candidates.
+    #[serde(default)]
+    pub predicate_candidates: usize,
     /// Solver failures survived by starting a fresh solver.
     pub solver_errors: usize,
     /// Length of f and f' (path condition entries).
@@ -173,7 +208,7 @@ pub struct Program<'a> {
     pub side: Side,
 }
 
-fn config(input: &[u8], symbolic: bool, source: &str, budget: Budget) -> RunConfig {
+fn config(input: &[u8], symbolic: bool, source: &str, cfg: &DarwinConfig) -> RunConfig {
     RunConfig {
         inputs: Inputs {
             stdin: input.to_vec(),
@@ -181,16 +216,37 @@ fn config(input: &[u8], symbolic: bool, source: &str, budget: Budget) -> RunConf
             ..Default::default()
         },
         symbolic: if symbolic { Symbolic::ALL } else { Symbolic::NONE },
-        budget,
+        budget: cfg.run_budget,
         branches: BranchFilter::Files(vec![source.to_string()]),
         coverage: false,
         output_cap: 1 << 20,
+        observe: Observe {
+            files: if cfg.predicates {
+                vec![source.to_string()]
+            } else {
+                Vec::new()
+            },
+            returns: true,
+            assignments: true,
+            peers: cfg.peers,
+        },
     }
 }
 
-/// The user-branch sequence of a run: (offset, direction).
+/// The user-branch sequence of a run: (offset, direction), virtual
+/// branches (predicates) included.
 fn user_path(r: &Run) -> Vec<(u32, u32)> {
     r.branches.iter().map(|b| (b.offset, b.taken)).collect()
+}
+
+/// The program's own branches of a run (no predicates): the path the base
+/// program must keep on an alternate input.
+fn real_path(r: &Run) -> Vec<(u32, u32)> {
+    r.branches
+        .iter()
+        .filter(|b| !matches!(b.kind, BranchKind::Predicate(_)))
+        .map(|b| (b.offset, b.taken))
+        .collect()
 }
 
 fn run_problem(r: &Run) -> Option<DarwinOutcome> {
@@ -322,6 +378,38 @@ impl Dual {
         result
     }
 
+    /// Checks the current assertions plus `neg` (side 1) in this
+    /// long-lived process, in a push/pop scope, with a short timeout: most
+    /// deviation queries are decided at once here, without the cost of
+    /// starting z3 and re-sending the path condition; what it cannot decide
+    /// (`Unknown`) goes to [`Dual::one_shot`].
+    fn incremental(
+        &mut self,
+        arena: &ExprArena,
+        neg: ExprId,
+        vars: &[InputVar],
+        timeout: Duration,
+    ) -> Result<(SatResult, Option<Model>), SolverError> {
+        self.push()?;
+        let text = rename(&self.writers[1].assert(arena, neg), 1);
+        self.send(text)?;
+        let answer = self.solver.check(timeout)?;
+        let model = if answer == SatResult::Sat {
+            let names: Vec<String> = vars.iter().map(InputVar::name).collect();
+            Some(
+                self.solver
+                    .values(&names)?
+                    .into_iter()
+                    .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        self.pop()?;
+        Ok((answer, model))
+    }
+
     /// Writes the current assertions as a script to `DOPPEL_DARWIN_DUMP`.
     fn dump(&self, name: &str) {
         if let (Some(log), Some(dir)) = (&self.log, std::env::var_os("DOPPEL_DARWIN_DUMP")) {
@@ -365,12 +453,7 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
     let start = Instant::now();
     let mut stats = DarwinStats::default();
     let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
-        let report = Report::ranked(
-            "darwin",
-            causes
-                .iter()
-                .map(|c| (c.line, if c.witness.successful { 2.0 } else { 1.0 })),
-        );
+        let report = rank(&causes, cfg.report_lines);
         DarwinResult {
             outcome,
             causes,
@@ -378,8 +461,8 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
             stats,
         }
     };
-    let rp = run(p.module, &config(t, true, &p.source, cfg.run_budget));
-    let rq = run(q.module, &config(t, true, &q.source, cfg.run_budget));
+    let rp = run(p.module, &config(t, true, &p.source, &cfg));
+    let rq = run(q.module, &config(t, true, &q.source, &cfg));
     stats.path_lengths = (rp.path.len(), rq.path.len());
     stats.instructions = (rp.instructions, rq.instructions);
     if let Some(o) = run_problem(&rp).or_else(|| run_problem(&rq)) {
@@ -454,18 +537,22 @@ fn deviate(
     causes: &mut BTreeMap<Line, RootCause>,
 ) -> Result<bool, SolverError> {
     // Path indices of `dev`'s user branches (those with a constraint).
-    let user: BTreeMap<u32, u32> = dev
+    let user: BTreeMap<u32, (u32, BranchKind)> = dev
         .branches
         .iter()
-        .filter_map(|b| b.path_index.map(|i| (i, b.offset)))
+        .filter_map(|b| b.path_index.map(|i| (i, (b.offset, b.kind))))
         .collect();
     if user.is_empty() {
         return Ok(true);
     }
     stats.candidates += user.len();
+    stats.predicate_candidates += user
+        .values()
+        .filter(|(_, k)| matches!(k, BranchKind::Predicate(_)))
+        .count();
     let mut arena = dev.arena.clone();
     let (mut full, mut pre) = sessions(base, dev, &arena, 0, vars)?;
-    let base_user = user_path(base);
+    let base_user = real_path(base);
     let dev_user = user_path(dev);
     let mut tried: BTreeMap<u32, usize> = BTreeMap::new();
     let last = *user.keys().next_back().unwrap_or(&0);
@@ -474,7 +561,7 @@ fn deviate(
         if j > last {
             break;
         }
-        if let Some(&offset) = user.get(&j) {
+        if let Some(&(offset, kind)) = user.get(&j) {
             if start.elapsed() > cfg.budget {
                 return Ok(false);
             }
@@ -531,6 +618,8 @@ fn deviate(
                                     function,
                                     offset,
                                     witness: w,
+                                    predicate: matches!(kind, BranchKind::Predicate(_)),
+                                    position: (j, dev.path.len() as u32),
                                 },
                             );
                         }
@@ -597,7 +686,16 @@ fn query(
         return Ok(None);
     }
     stats.queries += 1;
-    let (answer, model) = full.one_shot(arena, neg, vars, cfg.query_timeout)?;
+    let (mut answer, mut model) = (SatResult::Unknown, None);
+    if !cfg.incremental_timeout.is_zero() {
+        (answer, model) = full.incremental(arena, neg, vars, cfg.incremental_timeout)?;
+        if answer != SatResult::Unknown {
+            stats.incremental += 1;
+        }
+    }
+    if answer == SatResult::Unknown {
+        (answer, model) = full.one_shot(arena, neg, vars, cfg.query_timeout)?;
+    }
     match answer {
         SatResult::Unknown => stats.unknown += 1,
         SatResult::Sat => stats.sat += 1,
@@ -614,8 +712,14 @@ fn query(
 /// every deviation unsatisfiable. Without them a model may leave the path
 /// through such a lookup; the concrete validation of every alternate input
 /// rejects those.
+///
+/// Virtual branches (predicates) are deviation targets only, never part of
+/// f or of the prefix ψ1..ψi: as constraints they pin the values they
+/// compare (`x != y` at every assignment of a loop), which made deviations
+/// at real branches unsatisfiable that were satisfiable without them
+/// (252-A, 218-A). So predicates only add root-cause candidates.
 fn kept(c: &doppel_concolic::PathConstraint) -> bool {
-    matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { .. })
+    matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { kind } if !matches!(kind, BranchKind::Predicate(_)))
 }
 
 /// Concrete runs of both programs on `t2`: the base program must follow
@@ -628,12 +732,12 @@ fn validate(
     dev_user: &[(u32, u32)],
     cfg: DarwinConfig,
 ) -> Option<Witness> {
-    let b = run(base_prog.module, &config(t2, false, &base_prog.source, cfg.run_budget));
-    let d = run(dev_prog.module, &config(t2, false, &dev_prog.source, cfg.run_budget));
+    let b = run(base_prog.module, &config(t2, false, &base_prog.source, &cfg));
+    let d = run(dev_prog.module, &config(t2, false, &dev_prog.source, &cfg));
     if run_problem(&b).is_some() || run_problem(&d).is_some() {
         return None;
     }
-    if user_path(&b) != base_user || user_path(&d) == dev_user {
+    if real_path(&b) != base_user || user_path(&d) == dev_user {
         return None;
     }
     let (p_out, q_out) = if base_prog.side == Side::Reference {
@@ -647,6 +751,30 @@ fn validate(
         modified_output: String::from_utf8_lossy(q_out).into_owned(),
         successful: outputs_match(p_out, q_out),
     })
+}
+
+/// A root cause's rank score (higher first): the program's own branches
+/// before virtual ones (predicates reach every assignment a wrong value
+/// flows through; measured on Codeflaws, docs/results/localize.md), then
+/// witnesses on which P and P' agree (the paper's ranking by agreement of
+/// outputs), then earlier
+/// deviations (the fraction of the deviating run's path condition before
+/// the branch): an assignment's wrong value reaches later predicates too,
+/// and the first place the runs can part is nearest its cause.
+pub fn score(c: &RootCause) -> f64 {
+    let (j, n) = c.position;
+    let early = if n == 0 { 0.0 } else { 1.0 - j as f64 / n as f64 };
+    (if c.predicate { 0.0 } else { 4.0 }) + (if c.witness.successful { 2.0 } else { 0.0 }) + early
+}
+
+/// Darwin's report of `causes`: ranked by [`score`], at most `max_lines`
+/// lines (0: all; every cause stays in [`DarwinResult::causes`]).
+pub fn rank(causes: &[RootCause], max_lines: usize) -> Report {
+    let mut r = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c))));
+    if max_lines > 0 {
+        r.entries.truncate(max_lines);
+    }
+    r
 }
 
 /// The set of lines a result reports, for tests and summaries.

@@ -62,7 +62,13 @@ async fn baselines_on_the_bundled_orrn_pair() {
     assert!(get("sbfl-tarantula-line").1.unwrap().hit);
     let (darwin, m) = get("darwin");
     assert!(m.unwrap().hit, "{darwin:?}");
-    assert!(darwin.entries.len() <= 2);
+    // The changed condition first (P:9 with a successful witness, then
+    // P':9); virtual branches (predicates at the assignments of lines 10
+    // and 12) follow, the report capped at 5 lines.
+    assert_eq!(m.unwrap().first_rank, Some(1.0), "{darwin:?}");
+    let top: Vec<String> = darwin.entries.iter().take(2).map(|e| e.line.to_string()).collect();
+    assert_eq!(top, ["P:9", "P':9"], "{darwin:?}");
+    assert!(darwin.entries.len() <= 5, "{darwin:?}");
 }
 
 #[tokio::test]

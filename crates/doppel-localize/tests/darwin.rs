@@ -39,6 +39,61 @@ async fn darwin_blames_the_changed_condition_of_the_bundled_pair() {
     }
 }
 
+/// The bundled DCCR pair: P' adds a wrong constant in an assignment (line
+/// 12, `b - a + 2` for `b - a + 1`). No branch condition differs between P
+/// and P', so without predicate instrumentation Darwin finds nothing; with
+/// it, the virtual branch `floors == a` at the assignment parts the paths.
+#[tokio::test]
+async fn predicates_localize_a_wrong_constant_in_an_assignment() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/regressions");
+    let pair = codeflaws::discover_pairs(&root)
+        .into_iter()
+        .map(Result::unwrap)
+        .find(|p| p.name == "2-B-bug-20-21")
+        .unwrap();
+    assert_eq!(pair.class.as_deref(), Some("DCCR"));
+    let d = tempfile::tempdir().unwrap();
+    let cache = WasmBuildCache::new(d.path().to_path_buf());
+    let pw = cache.build_wasm(&pair.reference).await.unwrap();
+    let qw = cache.build_wasm(&pair.modified).await.unwrap();
+    let pm = Module::decode(&std::fs::read(&pw.output).unwrap()).unwrap();
+    let qm = Module::decode(&std::fs::read(&qw.output).unwrap()).unwrap();
+    let p = Program {
+        module: &pm,
+        source: pw.source.to_string_lossy().into_owned(),
+        side: Side::Reference,
+    };
+    let q = Program {
+        module: &qm,
+        source: qw.source.to_string_lossy().into_owned(),
+        side: Side::Modified,
+    };
+    let t = codeflaws::read_bytes(&pair.failing[0].input).unwrap();
+    assert_eq!(t, b"3 7\n");
+    let without = analyze(
+        &p,
+        &q,
+        &t,
+        DarwinConfig {
+            predicates: false,
+            ..DarwinConfig::default()
+        },
+    );
+    assert_eq!(without.outcome, DarwinOutcome::NoDeviationFound, "{without:#?}");
+    let r = analyze(&p, &q, &t, DarwinConfig::default());
+    eprintln!("{r:#?}");
+    assert_eq!(r.outcome, DarwinOutcome::Localized);
+    assert!(r.stats.predicate_candidates > 0);
+    let first = &r.report.entries[0];
+    assert_eq!(first.line.to_string(), "P':12", "ranked first: {:?}", r.report);
+    let cause = r.causes.iter().find(|c| c.line.to_string() == "P':12").unwrap();
+    assert!(cause.predicate, "found through a virtual branch");
+    // The witness goes up too (P's path), but P' leaves its path at line 12.
+    let w = &cause.witness;
+    assert_ne!(w.input, t);
+    assert_ne!(w.reference_output, w.modified_output);
+}
+
 /// Darwin on one Codeflaws pair named by `DOPPEL_DARWIN_PAIR` (a directory
 /// of ../shared/corpus/regressions/codeflaws), printing the result: for
 /// reading a case by hand.
