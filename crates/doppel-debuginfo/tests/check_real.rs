@@ -191,7 +191,14 @@ async fn a_crashing_or_hanging_debugger_gives_debugger_failures() {
     let refs = vec![reference(6, "c", int(), "13"), reference(12, "x", int(), "13")];
     for (name, body) in [("crashing-gdb", "exit 3"), ("hanging-gdb", "exec sleep 600")] {
         let exe = dir.path().join(name);
-        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
+        // The version probe is answered (a debugger that does not answer it
+        // is an error of the campaign, not a recorded session failure); the
+        // session itself crashes or hangs.
+        std::fs::write(
+            &exe,
+            format!("#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'GNU gdb (fake) 13.1'; exit 0; }}\n{body}\n"),
+        )
+        .unwrap();
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let config = DebuggerConfig {
             executable: Some(exe.to_string_lossy().into_owned()),
