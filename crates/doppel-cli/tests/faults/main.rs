@@ -254,16 +254,7 @@ async fn debuggers_killed_and_stopped() {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let err = stderr_of(&mut child);
-    t.panics += err.matches("panicked").count();
-    match status {
-        None => t.hangs += 1,
-        Some(s) if !s.success() => {
-            t.notes.push(format!("doppel exited with {s}: {err}"));
-            t.messages_without_cause += usize::from(err.trim().is_empty());
-        }
-        Some(_) => {}
-    }
+    tally_exit(&mut t, &mut child, status);
     count_left(&mut t, &watch, &[child.id()], dir.path());
     let (keys, runs) = stored(&db).await;
     count_runs(&mut t, &keys, &runs, &programs, seeds);

@@ -56,6 +56,22 @@ pub fn wait_sampling(child: &mut Child, limit: Duration, watch: &mut Watch) -> O
     }
 }
 
+/// Counts how a faulted campaign's doppel ended: panics in its stderr, a
+/// hang (`status` is `None`), or a failing exit with its message (a
+/// message without a cause when stderr is empty).
+pub fn tally_exit(t: &mut Tally, child: &mut Child, status: Option<std::process::ExitStatus>) {
+    let err = stderr_of(child);
+    t.panics += err.matches("panicked").count();
+    match status {
+        None => t.hangs += 1,
+        Some(s) if !s.success() => {
+            t.notes.push(format!("doppel exited with {s}: {err}"));
+            t.messages_without_cause += usize::from(err.trim().is_empty());
+        }
+        Some(_) => {}
+    }
+}
+
 /// The rest of `child`'s standard error (piped).
 pub fn stderr_of(child: &mut Child) -> String {
     let mut err = String::new();
