@@ -55,6 +55,16 @@ pub fn rank_algorithms(
     )
 }
 
+/// `coverage` without what `baseline` covers (both sorted): a test's own
+/// coverage once its harness's (or the host's) is taken out.
+pub fn without(coverage: &ProgramCoverage, baseline: &ProgramCoverage) -> ProgramCoverage {
+    let minus = |a: &[u32], b: &[u32]| -> Vec<u32> { a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect() };
+    ProgramCoverage {
+        algorithms: minus(&coverage.algorithms, &baseline.algorithms),
+        steps: minus(&coverage.steps, &baseline.steps),
+    }
+}
+
 /// The algorithm to blame for one failing test: of the algorithms it
 /// covers, the one ranked highest in `ranking` (ties: the ranking's order).
 pub fn blame(catalogue: &Catalogue, coverage: &ProgramCoverage, ranking: &Ranking<String>) -> Option<String> {
@@ -103,6 +113,12 @@ mod tests {
             algorithms: algorithms.to_vec(),
             steps: steps.to_vec(),
         }
+    }
+
+    #[test]
+    fn without_takes_the_baseline_out() {
+        let c = without(&cov(&[0, 1, 2], &[0, 1, 2, 3]), &cov(&[0, 2], &[0, 3]));
+        assert_eq!(c, cov(&[1], &[1, 2]));
     }
 
     #[test]

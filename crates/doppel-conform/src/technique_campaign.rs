@@ -128,6 +128,7 @@ impl Job for ConformJob {
         if !finding {
             stored_test.script.source.clear();
             stored_run.coverage = None;
+            stored_run.own_coverage = None;
         }
         let members = self.panel.members();
         let record = TestRecord {

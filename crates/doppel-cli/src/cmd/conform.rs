@@ -14,7 +14,10 @@ use doppel_conform::matrix::{self, MatrixCache, Tally, load};
 use doppel_conform::technique_campaign::{Campaign, summary_run};
 use doppel_conform::technique_record::{ConformConfig, TestSource};
 use doppel_conform::verdict::panel::{ConformTest, Panel, PanelConfig};
-use doppel_engines::{EnginesConfig, RunOptions, Script};
+use doppel_conform::inject::Limits;
+use doppel_conform::inject::campaign::{Prepared, plain, prepare};
+use doppel_engines::{EnginesConfig, RunOptions};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -55,6 +58,10 @@ pub struct PanelArgs {
     /// Do not measure engine262's semantics coverage (faster; no localization, no known-vs-new).
     #[arg(long)]
     pub no_coverage: bool,
+    /// Localize with each test's whole engine262 coverage, the harness's
+    /// (or the host's) included, instead of subtracting what its prelude alone covers.
+    #[arg(long)]
+    pub keep_harness_coverage: bool,
     /// Timeout of one engine run, seconds (engine262 gets three times as long).
     #[arg(long, default_value_t = 10)]
     pub timeout: u64,
@@ -99,6 +106,10 @@ pub struct GenerateArgs {
     /// The ESMeta grammar (default: ../shared/data/ecmascript-grammar/grammar.json).
     #[arg(long)]
     pub grammar: Option<PathBuf>,
+    /// Judge generated programs by engine262's outcome only, without the
+    /// assertions on their final state (JEST §III-D) that are injected by default.
+    #[arg(long)]
+    pub no_inject: bool,
     #[command(flatten)]
     pub panel: PanelArgs,
 }
@@ -116,6 +127,7 @@ fn panel_config(a: &PanelArgs) -> PanelConfig {
             timeout: Duration::from_secs(secs * 3),
             output_cap: 16 * 1024,
         },
+        subtract_harness: !a.keep_harness_coverage,
     }
 }
 
@@ -184,6 +196,15 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
     };
     let mut generator = Generator::new(gen_config, a.seed).map_err(|e| anyhow::anyhow!("generator: {e}"))?;
     let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage(&engines)?;
+    // Injection writes test262 tests: test262's own harness files run them.
+    let harness = if a.no_inject {
+        None
+    } else {
+        Some(doppel_conform::test262::harness::Harness::locate().map_err(|e| {
+            anyhow::anyhow!("{e} (or pass --no-inject to judge programs by engine262's outcome only)")
+        })?)
+    };
+    let mut injection = InjectionStats::default();
     let mut session = Session::open(&a.panel, TestSource::Generated, a.seed, db).await?;
     // A round generates for a sixth of the budget (at least 20 s), then judges.
     let slice = (a.budget / 6).max(Duration::from_secs(20));
@@ -212,16 +233,23 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
             }
         }
         let first = generator.pool().len() - kept.len();
-        let tests: Vec<ConformTest> = kept
-            .into_iter()
-            .enumerate()
-            .map(|(i, k)| ConformTest {
-                name: format!("gen-s{}-{:05}.js", a.seed, first + i),
-                text: k.source.clone(),
-                script: Script::new(k.source),
-                expected: None,
-            })
-            .collect();
+        let mut tests: Vec<ConformTest> = Vec::with_capacity(kept.len());
+        for (i, k) in kept.into_iter().enumerate() {
+            let name = format!("gen-s{}-{:05}.js", a.seed, first + i);
+            let test = match &harness {
+                None => plain(&name, &k.source),
+                Some(h) => {
+                    let opts = RunOptions {
+                        timeout: Duration::from_secs(a.panel.timeout.max(1) * 3),
+                        output_cap: 16 * 1024,
+                    };
+                    let p = prepare(&mut spec, h, &name, &k.source, &Limits::default(), &opts).await;
+                    injection.add(&p);
+                    p.into_test()
+                }
+            };
+            tests.push(test);
+        }
         let c = generator.coverage();
         eprintln!(
             "round {round}: {} programs kept (pool {}), engine262 algorithms {}/{}, steps {}/{}, top-level steps {}/{}; judging",
@@ -244,6 +272,9 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
         }
     }
     doppel_engines::Engine::shutdown(&mut spec).await;
+    if harness.is_some() {
+        injection.print();
+    }
     let c = generator.coverage();
     let stats = generator.stats();
     if let Some(sx) = &c.syntax {
@@ -272,6 +303,41 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
     }
     session.finish(None, Vec::new()).await?;
     Ok(code)
+}
+
+/// How many generated programs got injected assertions, and why the others did not.
+#[derive(Default)]
+struct InjectionStats {
+    injected: usize,
+    assertions: usize,
+    plain: BTreeMap<String, usize>,
+}
+
+impl InjectionStats {
+    fn add(&mut self, p: &Prepared) {
+        match p {
+            Prepared::Injected { assertions, .. } => {
+                self.injected += 1;
+                self.assertions += assertions;
+            }
+            Prepared::Plain { reason, .. } => {
+                // Reasons by their first words (the rest names the program's values).
+                let head: String = reason.split(':').next().unwrap_or(reason).chars().take(80).collect();
+                *self.plain.entry(head).or_default() += 1;
+            }
+        }
+    }
+
+    fn print(&self) {
+        let plain: usize = self.plain.values().sum();
+        eprintln!(
+            "injection: {} programs with {} assertions, {plain} judged by engine262's outcome only",
+            self.injected, self.assertions
+        );
+        for (why, n) in &self.plain {
+            eprintln!("  not injected ({n}): {why}");
+        }
+    }
 }
 
 /// One conformance campaign: the panel's identity, the store, the tally

@@ -14,9 +14,11 @@
 //! kept as its constructor name.
 //!
 //! [`assertions`] turns a state into labelled assertions; `crate::test262`
-//! writes them as a test262 test.
+//! writes them as a test262 test; [`campaign`] makes a generated program
+//! the injected test `doppel conform` runs on the panel.
 
 mod assertions;
+pub mod campaign;
 pub mod program;
 
 pub use assertions::{Assertion, AssertionKind, assertions};

@@ -149,15 +149,36 @@ fn from_test262(
         text: text.to_string(),
         script: Script {
             source,
-            features: meta.features.clone(),
+            features: gated_features(&meta.features, text),
         },
         expected: Some(expected),
     })
 }
 
+/// The features a test is gated by: its `features:` front matter plus the
+/// tags its syntax uses ([`crate::test262::features::of_program`]). test262
+/// leaves ES2015 syntax (`let`, classes, arrows) untagged, so without the
+/// syntax's tags an ES5-level engine (Duktape, njs, mujs, Rhino) would run
+/// such a test, fail it and vote, where it must abstain.
+pub fn gated_features(front_matter: &[String], text: &str) -> Vec<String> {
+    let mut f: Vec<String> = front_matter.to_vec();
+    f.extend(crate::test262::features::of_program(text));
+    f.sort();
+    f.dedup();
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn untagged_es2015_syntax_gates_the_test() {
+        // test262 tags no ES2015 syntax: the syntax's own tags join the front matter's.
+        let f = gated_features(&["Symbol".into()], "/*---\n---*/\nlet x = () => 1; class C {}");
+        assert_eq!(f, ["Symbol", "arrow-function", "class", "let"]);
+        assert!(gated_features(&[], "var x = 1; function f() { return x; }").is_empty());
+    }
 
     #[test]
     fn front_matter_decides_expectation_harness_and_mode() {

@@ -443,3 +443,9 @@ fn literal_prefix(s: &str) -> String {
 pub fn failed_assertion(message: &str) -> Option<(usize, AssertionKind)> {
     find_marker(message, false).map(|(i, k, _)| (i, k))
 }
+
+/// As [`failed_assertion`], with the point the assertion checks: its
+/// subject expression (`x`, `o.a`, `this`).
+pub fn failed_assertion_at(message: &str) -> Option<(usize, AssertionKind, String)> {
+    find_marker(message, false)
+}

@@ -84,6 +84,9 @@ pub enum FailKind {
     Timeout,
     /// The engine died on a signal.
     Crash,
+    /// An assertion doppel injected (JEST §III-D: the final state engine262
+    /// computed) failed: the engine computed another value at that point.
+    Injected,
 }
 
 impl FailKind {
@@ -96,6 +99,7 @@ impl FailKind {
             FailKind::MissingException => "missing_exception",
             FailKind::Timeout => "timeout",
             FailKind::Crash => "crash",
+            FailKind::Injected => "injected",
         }
     }
 }
@@ -106,11 +110,16 @@ pub struct Failure {
     /// How it failed.
     pub kind: FailKind,
     /// For [`FailKind::Assertion`]: which assertion ([`assertion_kind`]:
-    /// `sameValue`, `compareArray`, `verifyProperty`, ...); for an exception
+    /// `sameValue`, `compareArray`, `verifyProperty`, ...); for
+    /// [`FailKind::Injected`] the assertion's kind (`value`, `key-order`); for an exception
     /// the constructor thrown; for a crash the signal.
     pub what: String,
     /// What happened, for people (the message).
     pub detail: String,
+    /// For [`FailKind::Injected`]: the point the failed assertion checks,
+    /// `#3 value x` (its index, kind and subject expression).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 impl Failure {
@@ -119,6 +128,7 @@ impl Failure {
     pub fn key(&self) -> String {
         match self.kind {
             FailKind::Assertion => format!("assert.{}", self.what),
+            FailKind::Injected => format!("injected.{}", self.what),
             FailKind::Timeout | FailKind::MissingException => self.kind.name().to_string(),
             _ => format!("{}:{}", self.kind.name(), self.what),
         }
@@ -211,6 +221,7 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
             kind,
             what: what.to_string(),
             detail,
+            at: None,
         })
     };
     match (outcome, expected) {
@@ -249,7 +260,18 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
         (Outcome::Exception { constructor, message }, Expected::Normal { .. }) => {
             let msg = message.clone().unwrap_or_default();
             match constructor.as_deref() {
-                Some("Test262Error") => fail(FailKind::Assertion, assertion_kind(&msg), msg),
+                Some("Test262Error") => match crate::test262::failed_assertion_at(&msg) {
+                    Some((index, kind, subject)) => {
+                        let at = format!("#{index} {kind} {subject}");
+                        EngineVerdict::Fail(Failure {
+                            kind: FailKind::Injected,
+                            what: kind.label().to_string(),
+                            detail: format!("assertion failed at {at}: {msg}"),
+                            at: Some(at),
+                        })
+                    }
+                    None => fail(FailKind::Assertion, assertion_kind(&msg), msg),
+                },
                 c => {
                     let c = c.unwrap_or("?");
                     fail(FailKind::UnexpectedException, c, format!("threw {c}: {msg}"))

@@ -43,6 +43,17 @@ pub struct PanelConfig {
     pub run: RunOptions,
     /// Limits of one engine262 run (slower: an interpreter of the spec in node).
     pub spec_run: RunOptions,
+    /// Whether localization sees a test's own coverage: engine262's coverage
+    /// of the test minus that of its prelude alone (the test262 harness
+    /// files, or nothing for a plain program: the host's realm plumbing),
+    /// measured once per prelude and engine262 version ([`TestRun::own_coverage`]).
+    /// Off: SBFL ranks the harness's algorithms, which every test runs.
+    #[serde(default = "yes")]
+    pub subtract_harness: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for PanelConfig {
@@ -58,6 +69,7 @@ impl Default for PanelConfig {
                 timeout: std::time::Duration::from_secs(30),
                 output_cap: 16 * 1024,
             },
+            subtract_harness: true,
         }
     }
 }
@@ -93,6 +105,15 @@ pub struct TestRun {
     pub results: Vec<EngineResult>,
     /// engine262's semantics coverage of the test, with coverage on.
     pub coverage: Option<ProgramCoverage>,
+    /// The test's own coverage: [`TestRun::coverage`] minus its prelude's
+    /// (see [`PanelConfig::subtract_harness`]); what localization ranks.
+    /// `None`: coverage or subtraction off, or the prelude's baseline could
+    /// not be measured ([`TestRun::baseline_error`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_coverage: Option<ProgramCoverage>,
+    /// Why the prelude's baseline coverage could not be measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_error: Option<String>,
     /// The families' votes.
     pub vote: Vote,
 }
@@ -122,6 +143,9 @@ pub struct Panel {
     spec: Engine262,
     missing: Vec<Missing>,
     config: PanelConfig,
+    cache: std::path::PathBuf,
+    /// Baseline coverage per prelude hash (or why there is none).
+    baselines: std::collections::HashMap<String, Result<ProgramCoverage, String>>,
 }
 
 impl Panel {
@@ -177,6 +201,8 @@ impl Panel {
             spec,
             missing,
             config: config.clone(),
+            cache: engines.cache.clone(),
+            baselines: Default::default(),
         })
     }
 
@@ -295,13 +321,69 @@ impl Panel {
                 ),
             };
         }
+        let (own_coverage, baseline_error) = match &coverage {
+            Some(c) if self.config.subtract_harness => match self.baseline(test).await {
+                Ok(base) => (Some(crate::localize::without(c, &base)), None),
+                Err(e) => (None, Some(e)),
+            },
+            _ => (None, None),
+        };
         TestRun {
             spec: spec_er,
             expected,
             results,
             coverage,
+            own_coverage,
+            baseline_error,
             vote: v,
         }
+    }
+
+    /// The coverage of `test`'s prelude alone (its script without the test's
+    /// text: harness files and `"use strict"`, or nothing for a plain
+    /// program), memoised and cached on disk as
+    /// `<cache>/engine262-<version>-baseline-<12 hex of the prelude>.json`.
+    /// Errors: engine262 did not complete the prelude normally, or gave no coverage.
+    pub async fn baseline(&mut self, test: &ConformTest) -> Result<ProgramCoverage, String> {
+        use sha2::{Digest, Sha256};
+        let prelude = test
+            .script
+            .source
+            .strip_suffix(test.text.as_str())
+            .unwrap_or("")
+            .to_string();
+        let key = hex::encode(Sha256::digest(prelude.as_bytes()))[..12].to_string();
+        if let Some(b) = self.baselines.get(&key) {
+            return b.clone();
+        }
+        let version = self.spec.info().version.clone();
+        let path = self.cache.join(format!("engine262-{version}-baseline-{key}.json"));
+        let cached = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<ProgramCoverage>(&t).ok());
+        let measured = match cached {
+            Some(c) => Ok(c),
+            None => {
+                let script = Script {
+                    source: prelude,
+                    features: Vec::new(),
+                };
+                let (r, cov) = self.spec.run_with_coverage(&script, &self.config.spec_run).await;
+                match (r.outcome, cov) {
+                    (doppel_engines::Outcome::Normal, Some(c)) => {
+                        let written = std::fs::create_dir_all(&self.cache)
+                            .and_then(|_| std::fs::write(&path, serde_json::to_string(&c).unwrap_or_default()));
+                        match written {
+                            Ok(()) => Ok(c),
+                            Err(e) => Err(format!("baseline cache {}: {e}", path.display())),
+                        }
+                    }
+                    (o, _) => Err(format!("engine262 on the prelude alone: {}", o.label())),
+                }
+            }
+        };
+        self.baselines.insert(key, measured.clone());
+        measured
     }
 
     /// Ends every engine's processes.

@@ -24,6 +24,7 @@ fn failure() -> EngineVerdict {
         kind: FailKind::Assertion,
         what: "sameValue".into(),
         detail: String::new(),
+        at: None,
     })
 }
 
