@@ -132,6 +132,34 @@ impl Harness {
     }
 }
 
+/// What the harness's assertion plumbing does when a test calls it and it
+/// passes: each assertion function of assert.js, compareArray.js and
+/// propertyHelper.js on trivially equal values (the latter two only when
+/// included). Appended to a harness prelude when measuring the coverage
+/// every test runs through the harness, which localization takes out
+/// ([`crate::verdict::panel::Panel::baseline`]): the harness's own
+/// definitions cover little; its calls (`assert.sameValue` reaching
+/// SameValue, argument lists, `this` binding) are in every test.
+pub const EXERCISE: &str = r#"
+assert(true, "doppel baseline");
+assert.sameValue(1, 1, "doppel baseline");
+if (typeof assert.notSameValue === "function") { assert.notSameValue(1, 2, "doppel baseline"); }
+if (typeof assert.throws === "function") {
+  assert.throws(TypeError, function () { throw new TypeError("doppel baseline"); }, "doppel baseline");
+}
+if (typeof assert.compareArray === "function") { assert.compareArray([1, "a"], [1, "a"], "doppel baseline"); }
+if (typeof verifyProperty === "function") {
+  var doppelBaseline = {};
+  Object.defineProperty(doppelBaseline, "x", { value: 1, writable: true, enumerable: true, configurable: true });
+  verifyProperty(doppelBaseline, "x", { value: 1, writable: true, enumerable: true, configurable: true });
+}
+"#;
+
+/// Whether `prelude` holds test262's assert.js (then [`EXERCISE`] can run after it).
+pub fn has_assert(prelude: &str) -> bool {
+    prelude.contains("assert.sameValue = function")
+}
+
 /// A test's verdict on one engine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]

@@ -341,18 +341,22 @@ impl Panel {
 
     /// The coverage of `test`'s prelude alone (its script without the test's
     /// text: harness files and `"use strict"`, or nothing for a plain
-    /// program), memoised and cached on disk as
-    /// `<cache>/engine262-<version>-baseline-<12 hex of the prelude>.json`.
+    /// program; after test262's assert.js, its assertion functions called once
+    /// each, [`crate::test262::harness::EXERCISE`]), memoised and cached on disk as
+    /// `<cache>/engine262-<version>-baseline-<12 hex of what ran>.json`.
     /// Errors: engine262 did not complete the prelude normally, or gave no coverage.
     pub async fn baseline(&mut self, test: &ConformTest) -> Result<ProgramCoverage, String> {
         use sha2::{Digest, Sha256};
-        let prelude = test
+        let mut source = test
             .script
             .source
             .strip_suffix(test.text.as_str())
             .unwrap_or("")
             .to_string();
-        let key = hex::encode(Sha256::digest(prelude.as_bytes()))[..12].to_string();
+        if crate::test262::harness::has_assert(&source) {
+            source.push_str(crate::test262::harness::EXERCISE);
+        }
+        let key = hex::encode(Sha256::digest(source.as_bytes()))[..12].to_string();
         if let Some(b) = self.baselines.get(&key) {
             return b.clone();
         }
@@ -365,7 +369,7 @@ impl Panel {
             Some(c) => Ok(c),
             None => {
                 let script = Script {
-                    source: prelude,
+                    source,
                     features: Vec::new(),
                 };
                 let (r, cov) = self.spec.run_with_coverage(&script, &self.config.spec_run).await;

@@ -53,6 +53,38 @@ fn assertion_kinds_follow_the_harness_wording() {
 }
 
 #[test]
+fn a_failed_injected_assertion_is_located() {
+    let n = Expected::NORMAL;
+    let msg = "[doppel#2 value] o.a Expected SameValue(«1», «2») to be true";
+    let v = judge(&n, &exc("Test262Error", msg), "", HostTraits::EXACT);
+    let f = v.failure().expect("fails");
+    assert_eq!(f.kind, FailKind::Injected);
+    assert_eq!(f.key(), "injected.value");
+    assert_eq!(f.at.as_deref(), Some("#2 value o.a"));
+    // A harness assertion without a marker stays a plain assertion failure.
+    let v = judge(&n, &exc("Test262Error", "Expected SameValue(«1», «2») to be true"), "", HostTraits::EXACT);
+    assert_eq!(v.failure().map(|f| f.key()), Some("assert.sameValue".to_string()));
+    // A host whose global object is not conformant is not judged on global descriptors.
+    let node = HostTraits {
+        conformant_global: false,
+        ..HostTraits::EXACT
+    };
+    let desc = "[doppel#1 descriptor] x descriptor should not be configurable";
+    assert!(matches!(
+        judge(&n, &exc("Test262Error", desc), "", node),
+        EngineVerdict::NoVerdict { .. }
+    ));
+    assert_eq!(
+        judge(&n, &exc("Test262Error", desc), "", HostTraits::EXACT)
+            .failure()
+            .map(|f| f.key()),
+        Some("injected.descriptor".to_string())
+    );
+    let nested = "[doppel#4 descriptor] o.a descriptor should not be configurable";
+    assert!(judge(&n, &exc("Test262Error", nested), "", node).failure().is_some());
+}
+
+#[test]
 fn judging_outcomes_against_expectations() {
     let t = HostTraits::EXACT;
     let n = Expected::NORMAL;
