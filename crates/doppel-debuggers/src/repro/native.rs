@@ -144,6 +144,7 @@ fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
                     out.push(i);
                 }
             }
+            EventKind::PolicyNote(_) => {}
         }
     }
     out
