@@ -22,7 +22,8 @@ NPM=10.8.2
 NPM_SHA512=x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
 REGISTRY=${NPM_CONFIG_REGISTRY:-https://registry.npmjs.org}
 
-major=$(node --version 2>/dev/null | sed -n 's/^v\([0-9]*\)\..*/\1/p')
+# (no node at all is a fresh Debian 12: `|| true`, or set -e/pipefail end the script with 127)
+major=$( { node --version 2>/dev/null || true; } | sed -n 's/^v\([0-9]*\)\..*/\1/p')
 if [ "${major:-0}" -ge 20 ] && npm --version >/dev/null 2>&1; then
   exit 0
 fi

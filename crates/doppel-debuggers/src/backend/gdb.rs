@@ -71,7 +71,8 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
 
 fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
-    let version = super::version_line(&exe, &["--version"])?.unwrap_or_else(|| "unknown".into());
+    let version = super::version_line(&exe, &["--version"])?
+        .ok_or_else(|| BackendError::Other(format!("{} could not be started for --version", exe.display())))?;
     Ok(ToolInfo {
         name: "gdb".into(),
         version,

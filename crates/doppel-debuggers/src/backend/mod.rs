@@ -31,15 +31,42 @@ pub(crate) fn fixed_environment(cmd: &mut tokio::process::Command) {
 }
 
 /// The first line a program prints for `args` (its version): `Ok(None)`
-/// when it cannot be started or prints nothing.
+/// only when it cannot be started at all.
 ///
 /// Errors: the program does not end within 60 s (it is then killed with
-/// its process group). Not a fallback version: the version goes into run
-/// keys, and a probe that timed out on a loaded machine used to change
-/// them, so `--resume` ran stored runs again (found by `doppel bench
-/// soak`).
+/// its process group), or it printed nothing on three tries. Never a
+/// fallback version: the version goes into run keys, and a probe that timed
+/// out or printed nothing on a loaded machine used to change them (gdb's
+/// version read as "unknown"), so `--resume` ran stored runs again (found by
+/// `doppel bench soak`: 12 duplicated runs in 10,120).
 pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Result<Option<String>, crate::BackendError> {
+    const TRIES: usize = 3;
+    let mut last = String::new();
+    for _ in 0..TRIES {
+        match version_try(exe, args)? {
+            VersionTry::NotStarted => return Ok(None),
+            VersionTry::Line(l) => return Ok(Some(l)),
+            VersionTry::Nothing(why) => last = why,
+        }
+    }
+    Err(crate::BackendError::Other(format!(
+        "{} {} printed no version on {TRIES} tries ({last}; its version goes into the run keys)",
+        exe.display(),
+        args.join(" "),
+    )))
+}
+
+/// One try of [`version_line`].
+enum VersionTry {
+    NotStarted,
+    Line(String),
+    /// Printed nothing; how it ended.
+    Nothing(String),
+}
+
+fn version_try(exe: &Path, args: &[&str]) -> Result<VersionTry, crate::BackendError> {
     use std::os::unix::process::CommandExt;
+    use std::os::unix::process::ExitStatusExt;
     // `lldb-22 --version` takes well under a second, and over 10 s under
     // `nice -n 19` on a machine busy with builds.
     const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -51,7 +78,7 @@ pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Result<Option<String>, 
         .process_group(0)
         .spawn()
     else {
-        return Ok(None);
+        return Ok(VersionTry::NotStarted);
     };
     let deadline = std::time::Instant::now() + VERSION_TIMEOUT;
     loop {
@@ -73,15 +100,24 @@ pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Result<Option<String>, 
             }
         }
     }
-    let Ok(out) = child.wait_with_output() else {
-        return Ok(None);
+    let out = match child.wait_with_output() {
+        Ok(out) => out,
+        Err(e) => return Ok(VersionTry::Nothing(format!("its output could not be read: {e}"))),
     };
-    let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
-    Ok(String::from_utf8_lossy(&text)
+    let text = if out.stdout.is_empty() { &out.stderr } else { &out.stdout };
+    let line = String::from_utf8_lossy(text)
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
-        .map(str::to_string))
+        .map(str::to_string);
+    Ok(match line {
+        Some(l) => VersionTry::Line(l),
+        None => VersionTry::Nothing(match (out.status.code(), out.status.signal()) {
+            (Some(c), _) => format!("exit {c}"),
+            (_, Some(s)) => format!("killed by {}", signal_name(s)),
+            _ => "unknown end".into(),
+        }),
+    })
 }
 
 /// The name of signal `n` (`SIGSEGV`), or `SIG<n>` for an unusual one.
@@ -214,6 +250,41 @@ fn last_lines(bytes: &[u8], n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn script(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_version_probe_that_prints_nothing_is_an_error_not_a_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let silent = script(dir.path(), "silent", "exit 0");
+        let err = version_line(&silent, &["--version"]).unwrap_err().to_string();
+        assert!(err.contains("printed no version on 3 tries"), "{err}");
+        assert!(err.contains("exit 0"), "{err}");
+    }
+
+    #[test]
+    fn a_version_probe_that_prints_nothing_once_is_tried_again() {
+        // Under load gdb --version once printed nothing; the next try answers.
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("count");
+        let flaky = script(
+            dir.path(),
+            "flaky",
+            &format!("if [ -e {c} ]; then echo 'GNU gdb 13.1'; else touch {c}; fi", c = count.display()),
+        );
+        assert_eq!(version_line(&flaky, &["--version"]).unwrap().as_deref(), Some("GNU gdb 13.1"));
+    }
+
+    #[test]
+    fn a_missing_program_has_no_version() {
+        assert_eq!(version_line(Path::new("/nonexistent/gdb"), &["--version"]).unwrap(), None);
+    }
 
     #[test]
     fn a_tail_cut_inside_a_multi_byte_character_is_kept_lossily() {

@@ -102,7 +102,7 @@ fn executable(cfg: &DebuggerConfig) -> Result<PathBuf, BackendError> {
     let exe = cfg.executable.as_deref().unwrap_or("node");
     super::which(exe).ok_or_else(|| BackendError::NotInstalled {
         name: "node".into(),
-        hint: format!("'{exe}' not found; apt-get install nodejs"),
+        hint: format!("'{exe}' not found; scripts/deps/setup-00-node.sh installs Node 20"),
     })
 }
 

@@ -5,7 +5,7 @@
 //! [`crate::Outcome::HostStackOverflow`]. [`Engine262::with_coverage`] also
 //! returns each program's semantics coverage ([`crate::coverage`]).
 
-use super::{on_path, worker_file};
+use super::worker_file;
 use crate::coverage::{Catalogue, ProgramCoverage};
 use crate::features::FeatureSet;
 use crate::hosted::probe_features;
@@ -32,7 +32,7 @@ pub fn entry() -> EngineEntry {
 }
 
 fn probe(cfg: &EnginesConfig) -> Result<String, EngineError> {
-    on_path("node", "nodejs")?;
+    super::node()?;
     let v = cfg
         .npm_version(PACKAGE)
         .map_err(|e| EngineError::NotInstalled(format!("{e}; {}", cfg.setup_hint())))?;
@@ -60,7 +60,7 @@ impl Engine262 {
     /// Errors: node or the pinned engine262 is not installed.
     pub fn new(cfg: &EnginesConfig, coverage: bool) -> Result<Self, EngineError> {
         let version = probe(cfg)?;
-        let node = on_path("node", "nodejs")?;
+        let node = super::node()?;
         let catalogue_path = coverage.then(|| cfg.cache.join(format!("engine262-{version}-catalogue.json")));
         let mut args = vec![worker_file(cfg, "engine262.mjs")];
         if let Some(p) = &catalogue_path {

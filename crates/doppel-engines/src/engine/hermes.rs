@@ -3,7 +3,7 @@
 //! `Uncaught Name: message` on stderr; compile errors: exit 2. ES5-level with
 //! gaps (no classes; `let a; let a;` runs, notes §5.11).
 
-use super::{hosted, on_path};
+use super::hosted;
 use crate::hosted::Launch;
 use crate::oneshot::{Finished, OneShotCommand, exception_from_text};
 use crate::registry::{EngineEntry, HostTraits};
@@ -23,7 +23,7 @@ pub fn entry() -> EngineEntry {
 }
 
 fn probe(cfg: &EnginesConfig) -> Result<String, EngineError> {
-    on_path("node", "nodejs")?;
+    super::node()?;
     let v = cfg
         .npm_version("hermes-engine-cli")
         .map_err(|e| EngineError::NotInstalled(format!("{e}; {}", cfg.setup_hint())))?;

@@ -48,6 +48,16 @@ pub(crate) fn on_path(program: &str, debian: &str) -> Result<PathBuf, EngineErro
     })
 }
 
+/// The `node` on PATH (Node 20: V8 11), which runs the engine262, QuickJS,
+/// Hermes and V8-11 workers, or [`EngineError::NotInstalled`] with the set-up
+/// hint (Debian 12's own nodejs is Node 18; `scripts/deps/setup-00-node.sh`
+/// installs Node 20 where the machine's node is older).
+pub(crate) fn node() -> Result<PathBuf, EngineError> {
+    crate::config::which("node").ok_or_else(|| {
+        EngineError::NotInstalled("node is not on PATH (Node 20: scripts/deps/setup-00-node.sh installs it)".into())
+    })
+}
+
 /// The path of a worker script shipped in this crate, as a string argument.
 pub(crate) fn worker_file(cfg: &EnginesConfig, file: &str) -> String {
     cfg.workers.join(file).to_string_lossy().into_owned()

@@ -3,7 +3,7 @@
 //! spec-conformant (a global `var` is configurable, global key order differs;
 //! notes §5.2), so global-state assertions on this engine are not verdicts.
 
-use super::{hosted, on_path, worker_file};
+use super::{hosted, worker_file};
 use crate::hosted::Launch;
 use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::WorkerCommand;
@@ -14,7 +14,7 @@ pub fn entry() -> EngineEntry {
     EngineEntry {
         name: "v8-node",
         family: Family::V8,
-        about: "V8 11 in node 20 `vm` contexts (global object not conformant), Debian nodejs",
+        about: "V8 11 in node 20 `vm` contexts (global object not conformant), scripts/deps/setup-00-node.sh",
         traits: HostTraits {
             conformant_global: false,
             ..HostTraits::EXACT
@@ -25,7 +25,7 @@ pub fn entry() -> EngineEntry {
 }
 
 fn probe(_cfg: &EnginesConfig) -> Result<String, EngineError> {
-    let node = on_path("node", "nodejs")?;
+    let node = super::node()?;
     let out = std::process::Command::new(node)
         .args(["-p", "`node ${process.version} V8 ${process.versions.v8}`"])
         .output()
@@ -35,7 +35,7 @@ fn probe(_cfg: &EnginesConfig) -> Result<String, EngineError> {
 
 fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
     let version = probe(cfg)?;
-    let node = on_path("node", "nodejs")?;
+    let node = super::node()?;
     let mut cmd = WorkerCommand::new(node, &[&worker_file(cfg, "node-vm.js")]);
     cmd.own_timeout = true;
     let mode = "worker: vm.createContext() per script";

@@ -3,7 +3,7 @@
 //! per script, an interrupt deadline as the timeout, a 256 KiB stack limit,
 //! promise jobs drained, the thrown value described inside the VM.
 
-use super::{hosted, on_path, worker_file};
+use super::{hosted, worker_file};
 use crate::hosted::Launch;
 use crate::registry::{EngineEntry, HostTraits};
 use crate::worker::WorkerCommand;
@@ -22,14 +22,14 @@ pub fn entry() -> EngineEntry {
 }
 
 fn probe(cfg: &EnginesConfig) -> Result<String, EngineError> {
-    on_path("node", "nodejs")?;
+    super::node()?;
     cfg.npm_version("quickjs-emscripten")
         .map_err(|e| EngineError::NotInstalled(format!("{e}; {}", cfg.setup_hint())))
 }
 
 fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
     let version = probe(cfg)?;
-    let mut cmd = WorkerCommand::new(on_path("node", "nodejs")?, &[&worker_file(cfg, "quickjs.js")]);
+    let mut cmd = WorkerCommand::new(super::node()?, &[&worker_file(cfg, "quickjs.js")]);
     cmd.env
         .push(("DOPPEL_ENGINES_DIR".into(), cfg.dir.to_string_lossy().into_owned()));
     cmd.own_timeout = true;
