@@ -91,6 +91,14 @@ async fn gdb_and_lldb_go_on_past_slide_versus_reject_and_replay_reproduces_it() 
         assert_ne!(f.class.part("policy"), Some("slide_vs_reject"), "{}", f.class);
         assert!(f.action_index.unwrap() > 1);
     }
+    // `doppel show` and the HTML report's sample runs show the notes.
+    let view = doppel_core::technique::Technique::view(&doppel_differential::technique::Differential, &on).unwrap();
+    assert!(view.lines.iter().any(|l| l.starts_with("policy notes: ")), "{:?}", view.lines);
+    assert!(
+        view.tables[0].rows[0].cells[1].ends_with("(policy slide_vs_reject: continued)"),
+        "{:?}",
+        view.tables[0].rows[0].cells
+    );
     // Both behaviours have their own run key (`--resume` never mixes them).
     assert_ne!(off.key, on.key);
 
