@@ -239,7 +239,10 @@ mod tests {
     fn continuation_is_on_by_default_and_serialized_only_when_on() {
         let on = DiffConfig::default();
         assert!(on.continue_past_policies);
-        assert!(toml_like("{}").continue_past_policies, "a new campaign's [diff] without it");
+        assert!(
+            toml_like("{}").continue_past_policies,
+            "a new campaign's [diff] without it"
+        );
         let json = serde_json::to_string(&on).unwrap();
         assert!(json.contains("\"continue_past_policies\":true"), "{json}");
         let off = DiffConfig {

@@ -20,8 +20,8 @@
 //!
 //! The technique speaks only the trait's actions; protocols stay in the backends.
 
-use crate::oracle::{Difference, compare};
 use crate::normalize::NormalizationConfig;
+use crate::oracle::{Difference, compare};
 use doppel_core::{DivergenceKind, Output};
 
 /// The name of the policy a run goes on past by removing the breakpoint.

@@ -146,8 +146,9 @@ async fn drive(
         line,
         detail: d.detail,
     };
-    let finding =
-        |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| Verdict::Divergence(note(rec, action, line, d));
+    let finding = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| {
+        Verdict::Divergence(note(rec, action, line, d))
+    };
 
     // Load: a debugger that cannot load the program fails the run before any action.
     let loads = join_all(dbg.iter_mut().map(|d| d.load(subject))).await;
@@ -188,7 +189,10 @@ async fn drive(
     while kept.len() < wanted && attempts < 20 * subject.line_count.max(1) as usize {
         attempts += 1;
         let line = rng.random_range(1..=subject.line_count.max(1));
-        if kept.contains(&line) || passed.contains(&line) || (cfg.breakpoint_lines == BreakpointLines::Code && !is_code(line)) {
+        if kept.contains(&line)
+            || passed.contains(&line)
+            || (cfg.breakpoint_lines == BreakpointLines::Code && !is_code(line))
+        {
             continue;
         }
         let at = Location::line(file.clone(), line);

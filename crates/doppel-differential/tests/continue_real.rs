@@ -9,9 +9,9 @@
 //! continued run.
 
 use doppel_core::{Action, Verdict};
+use doppel_debuggers::DebuggerConfig;
 use doppel_differential::DiffConfig;
 use doppel_differential::campaign::{self, CampaignSpec};
-use doppel_debuggers::DebuggerConfig;
 use doppel_lang::c::{BuildCache, BuildRecipe};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
@@ -93,7 +93,11 @@ async fn gdb_and_lldb_go_on_past_slide_versus_reject_and_replay_reproduces_it() 
     }
     // `doppel show` and the HTML report's sample runs show the notes.
     let view = doppel_core::technique::Technique::view(&doppel_differential::technique::Differential, &on).unwrap();
-    assert!(view.lines.iter().any(|l| l.starts_with("policy notes: ")), "{:?}", view.lines);
+    assert!(
+        view.lines.iter().any(|l| l.starts_with("policy notes: ")),
+        "{:?}",
+        view.lines
+    );
     assert!(
         view.tables[0].rows[0].cells[1].ends_with("(policy slide_vs_reject: continued)"),
         "{:?}",
@@ -103,7 +107,9 @@ async fn gdb_and_lldb_go_on_past_slide_versus_reject_and_replay_reproduces_it() 
     assert_ne!(off.key, on.key);
 
     // The stored record replays the continued run: same verdict, removal included.
-    let report = doppel_differential::replay::replay(&on, cache_dir.path(), 1).await.unwrap();
+    let report = doppel_differential::replay::replay(&on, cache_dir.path(), 1)
+        .await
+        .unwrap();
     assert!(
         report.attempts.iter().all(|a| a.reproduces),
         "stored {}, replayed {:?}",

@@ -5,8 +5,8 @@
 
 use async_trait::async_trait;
 use doppel_core::{
-    Action, ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage,
-    Subject, ToolInfo, Verdict,
+    Action, ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState,
+    RawMessage, Subject, ToolInfo, Verdict,
 };
 use doppel_debuggers::{Capabilities, Debugger};
 use doppel_differential::{DiffConfig, engine};
@@ -290,7 +290,10 @@ async fn a_run_goes_on_past_slide_versus_reject_with_the_breakpoint_removed_agai
             };
             assert_eq!(actions[i + 1], Action::RemoveBreakpoint { at: at.clone() });
         }
-        assert!(actions.contains(&Action::Start), "seed {seed}: the run went on to start");
+        assert!(
+            actions.contains(&Action::Start),
+            "seed {seed}: the run went on to start"
+        );
         assert_eq!(on.traces[1].policy_notes().count(), notes.len(), "notes in every trace");
         // The same seed without continuation ends at the first note's action.
         let mut b = fake("b");
