@@ -403,6 +403,12 @@ pub enum EventKind {
     Action(Action),
     /// The debugger's answer to the action before it.
     Output(Output),
+    /// A divergence that a known, intended policy explains and that the run
+    /// went on past (differential testing with `continue_past_policies`,
+    /// issue 17 item 1): the finding the run would have ended with, its class
+    /// key naming the policy. Recorded in every trace, after the outputs of
+    /// the action it follows.
+    PolicyNote(Finding),
 }
 
 /// One entry of a [`Trace`].
@@ -454,6 +460,15 @@ impl Trace {
     pub fn actions(&self) -> impl Iterator<Item = &Action> {
         self.events.iter().filter_map(|e| match &e.kind {
             EventKind::Action(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The policy notes of the trace (divergences a known policy explains
+    /// that the run went on past), in order.
+    pub fn policy_notes(&self) -> impl Iterator<Item = &Finding> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::PolicyNote(f) => Some(f),
             _ => None,
         })
     }

@@ -29,6 +29,27 @@ pub fn verdict_lines(v: &Verdict) -> Vec<String> {
     }
 }
 
+/// The policy notes of a run that went on past known policies
+/// (`continue_past_policies`): `policy notes: 2 (continued past)` and one
+/// line per note, `  after action 0 (set breakpoint @ p.c:1): slide_vs_reject`.
+/// Empty for a run without notes.
+pub fn policy_note_lines(run: &RunRecord) -> Vec<String> {
+    let notes = run.policy_notes();
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("policy notes: {} (continued past)", notes.len())];
+    for f in notes {
+        let (i, a) = f.action_parts();
+        lines.push(format!(
+            "  after action {i} ({a}): {}: {}",
+            f.class.part("policy").unwrap_or("?"),
+            f.detail
+        ));
+    }
+    lines
+}
+
 /// The campaign parameters of a differential record, for reports.
 pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
     let d = &rec.diff;
@@ -48,6 +69,14 @@ pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
         ),
         ("action timeout".into(), format!("{} ms", d.action_timeout_ms)),
         ("compare columns".into(), d.compare_columns.to_string()),
+        (
+            "continue past policies".into(),
+            if d.continue_past_policies {
+                "on (a policy divergence is a note; the run goes on where the debuggers can be realigned)".into()
+            } else {
+                "off (DBDB: the first divergence ends the run)".into()
+            },
+        ),
         ("warm reuse".into(), rec.input.debugger.warm.to_string()),
     ];
     let off: Vec<&str> = d
@@ -105,8 +134,10 @@ impl Technique for Differential {
     }
 
     fn view(&self, run: &RunRecord) -> anyhow::Result<RunView> {
+        let mut lines = verdict_lines(&run.verdict);
+        lines.extend(policy_note_lines(run));
         Ok(RunView {
-            lines: verdict_lines(&run.verdict),
+            lines,
             tables: vec![trace_table(run)],
         })
     }
