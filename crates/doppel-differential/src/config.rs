@@ -112,6 +112,14 @@ pub struct DiffConfig {
     /// behaviour ([`crate::record::DiffRecord::of`] reads it so).
     #[serde(skip_serializing_if = "is_false")]
     pub continue_past_policies: bool,
+    /// Run the program once in every tool with no breakpoint before the
+    /// run's actions, and record a run whose control runs end differently
+    /// as not comparable instead of driving the debuggers (issue 17 item 2;
+    /// [`crate::control`]). Off: the runs of before. On by default for new
+    /// campaigns; serialized only when on, like `continue_past_policies`,
+    /// so old run keys stay and `--resume` never mixes the behaviours.
+    #[serde(skip_serializing_if = "is_false")]
+    pub control_run: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -167,6 +175,7 @@ impl Default for DiffConfig {
             normalization: NormalizationConfig::default(),
             breakpoint_lines: BreakpointLines::All,
             continue_past_policies: true,
+            control_run: true,
         }
     }
 }
@@ -251,6 +260,18 @@ mod tests {
         };
         // Off: the serialized form (and so the run key) of the old behaviour.
         assert!(!serde_json::to_string(&off).unwrap().contains("continue_past_policies"));
+    }
+
+    #[test]
+    fn the_control_run_is_on_by_default_and_serialized_only_when_on() {
+        let on = DiffConfig::default();
+        assert!(on.control_run && toml_like("{}").control_run);
+        assert!(serde_json::to_string(&on).unwrap().contains("\"control_run\":true"));
+        let off = DiffConfig {
+            control_run: false,
+            ..Default::default()
+        };
+        assert!(!serde_json::to_string(&off).unwrap().contains("control_run"));
     }
 
     fn toml_like(json: &str) -> DiffConfig {

@@ -25,6 +25,7 @@ pub mod class;
 pub mod completion;
 pub mod config;
 pub mod continuation;
+pub mod control;
 pub mod engine;
 pub mod oracle;
 pub mod reclassify;

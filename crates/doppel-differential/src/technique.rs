@@ -25,7 +25,31 @@ pub fn verdict_lines(v: &Verdict) -> Vec<String> {
             format!("  {}", f.detail),
         ],
         Verdict::SubjectError { reason } => vec![format!("verdict: subject error: {reason}")],
+        Verdict::NotComparable { reason, controls } => {
+            let mut lines = vec![format!("verdict: not comparable (control run): {reason}")];
+            for c in controls {
+                lines.push(format!("  {}: {}", c.debugger, control_end(&c.end)));
+                for l in c.program_output.lines().take(20) {
+                    lines.push(format!("    | {l}"));
+                }
+            }
+            lines
+        }
         other => vec![format!("verdict: {}", other.name())],
+    }
+}
+
+/// How a control run ended, for people: `exit code 1`, `signal SIGSEGV`,
+/// `failed (timeout): ...`, `still paused`.
+fn control_end(o: &doppel_core::Output) -> String {
+    use doppel_core::Output;
+    match o {
+        Output::Finished { signal: Some(s), .. } => format!("ended by signal {s}"),
+        Output::Finished { exit_code: Some(c), .. } => format!("exit code {c}"),
+        Output::Finished { .. } => "ended, no exit status".into(),
+        Output::Failed { kind, detail } => format!("failed ({kind:?}): {detail}"),
+        Output::Paused(s) => format!("still paused at line {}", s.location.line),
+        other => format!("{other:?}"),
     }
 }
 

@@ -174,6 +174,8 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
     let mut times = Vec::new();
     let start = Instant::now();
     let items: Vec<(&Arc<Prepared>, u64)> = subjects.iter().flat_map(|p| (0..seeds).map(move |s| (p, s))).collect();
+    // As the campaign does: one control run per program, not per seed.
+    let controls = doppel_differential::control::ControlCache::default();
     for (i, &(p, seed)) in items.iter().enumerate() {
         // As the campaign does: the next run is named ahead.
         if let Some((n, _)) = items.get(i + 1) {
@@ -182,7 +184,7 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
             }
         }
         let t = Instant::now();
-        let _ = campaign::run_one(spec, p, seed, &mut dbg).await;
+        let _ = campaign::run_one_with(spec, p, seed, &mut dbg, &controls).await;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let total = start.elapsed().as_secs_f64();

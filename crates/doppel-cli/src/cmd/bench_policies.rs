@@ -62,6 +62,8 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
         wall_s: 0.0,
         execution_actions: 0,
     };
+    // As the campaign does: one control run per program, not per seed.
+    let controls = doppel_differential::control::ControlCache::default();
     for (i, &(p, seed)) in items.iter().enumerate() {
         if start.elapsed() >= budget {
             break;
@@ -71,7 +73,7 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
                 d.preload(&n.subject);
             }
         }
-        let rec = campaign::run_one(spec, p, seed, &mut dbg).await;
+        let rec = campaign::run_one_with(spec, p, seed, &mut dbg, &controls).await;
         r.runs += 1;
         r.policy_notes += rec.policy_notes().len();
         r.execution_actions += rec.execution_actions();
