@@ -358,7 +358,10 @@ pub const GLOBAL_OBJECT: &str = "<global object>";
 /// CDP (`Runtime.RemoteObject`'s `className` is the type, its `description`
 /// the text): node's `global`, Chromium's `Window`.
 fn is_global_object(type_name: Option<&str>, text: &str) -> bool {
-    matches!((type_name, text.trim()), (Some("global"), "global") | (Some("Window"), "Window"))
+    matches!(
+        (type_name, text.trim()),
+        (Some("global"), "global") | (Some("Window"), "Window")
+    )
 }
 
 fn is_char_type(t: &str) -> bool {
@@ -666,7 +669,10 @@ mod tests {
             type_name: Some("Window".into()),
             value: Value {
                 text: "Window".into(),
-                children: vec![var("window", "Window", "Window"), var("document", "HTMLDocument", "#document")],
+                children: vec![
+                    var("window", "Window", "Window"),
+                    var("document", "HTMLDocument", "#document"),
+                ],
             },
             ..node.clone()
         };

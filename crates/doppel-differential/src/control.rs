@@ -78,10 +78,15 @@ pub fn disagreement(controls: &[ControlRun]) -> Option<String> {
     };
     if ended.iter().any(|e| status(e) != status(&ended[0])) {
         let each: Vec<String> = ended.iter().map(|e| format!("{} {}", e.0, status(e))).collect();
-        return Some(format!("the program ends differently without breakpoints: {}", each.join(", ")));
+        return Some(format!(
+            "the program ends differently without breakpoints: {}",
+            each.join(", ")
+        ));
     }
     if controls.iter().all(|c| !c.program_output.trim().is_empty())
-        && controls.iter().any(|c| c.program_output.trim() != controls[0].program_output.trim())
+        && controls
+            .iter()
+            .any(|c| c.program_output.trim() != controls[0].program_output.trim())
     {
         let names: Vec<&str> = controls.iter().map(|c| c.debugger.as_str()).collect();
         return Some(format!(
@@ -151,7 +156,10 @@ mod tests {
     fn exit_statuses_and_captured_output_decide() {
         assert_eq!(disagreement(&[ended("gdb", 0, "hi\n"), ended("lldb", 0, "hi")]), None);
         let r = disagreement(&[ended("node", 1, ""), ended("chromium", 0, "")]).unwrap();
-        assert!(r.contains("node exit code 1") && r.contains("chromium exit code 0"), "{r}");
+        assert!(
+            r.contains("node exit code 1") && r.contains("chromium exit code 0"),
+            "{r}"
+        );
         assert!(disagreement(&[ended("gdb", 0, "a"), ended("lldb", 0, "b")]).is_some());
         // One tool captures no output: only the statuses are compared.
         assert_eq!(disagreement(&[ended("gdb", 0, "a"), ended("x", 0, "")]), None);

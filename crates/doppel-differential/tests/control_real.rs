@@ -93,11 +93,23 @@ async fn node_lacking_an_es2025_built_in_is_not_comparable_with_chromium() {
             "{:?}",
             view.lines
         );
-        assert!(view.lines.iter().any(|l| l == "  node: exit code 1"), "{:?}", view.lines);
-        assert!(view.lines.iter().any(|l| l == "  chromium: exit code 0"), "{:?}", view.lines);
+        assert!(
+            view.lines.iter().any(|l| l == "  node: exit code 1"),
+            "{:?}",
+            view.lines
+        );
+        assert!(
+            view.lines.iter().any(|l| l == "  chromium: exit code 0"),
+            "{:?}",
+            view.lines
+        );
         keys.push(rec.key);
     }
-    assert_eq!(controls.len(), 1, "one control result for the program, not one per seed");
+    assert_eq!(
+        controls.len(),
+        1,
+        "one control result for the program, not one per seed"
+    );
     // The switch is part of the run key: the two behaviours never mix.
     assert_ne!(campaign::run_key(&without, &p.subject, 0), keys[0]);
     for d in dbg.iter_mut() {
@@ -138,11 +150,17 @@ async fn gdb_and_lldb_agree_on_a_normal_program_and_the_run_goes_ahead() {
     for seed in 0..2 {
         let rec = campaign::run_one_with(&s, &p, seed, &mut dbg, &controls).await;
         assert!(
-            !matches!(rec.verdict, Verdict::NotComparable { .. } | Verdict::SubjectError { .. }),
+            !matches!(
+                rec.verdict,
+                Verdict::NotComparable { .. } | Verdict::SubjectError { .. }
+            ),
             "seed {seed}: {:?}",
             rec.verdict
         );
-        assert!(!rec.traces.is_empty() && rec.traces[0].actions().count() > 0, "seed {seed}: the run went ahead");
+        assert!(
+            !rec.traces.is_empty() && rec.traces[0].actions().count() > 0,
+            "seed {seed}: the run went ahead"
+        );
     }
     assert_eq!(controls.len(), 1);
     for d in dbg.iter_mut() {
