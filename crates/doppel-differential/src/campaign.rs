@@ -257,7 +257,10 @@ pub async fn run_one_with(
     let (verdict, traces, duration_ms) = match &p.error {
         Some(reason) => (Verdict::SubjectError { reason: reason.clone() }, Vec::new(), 0.0),
         None if spec.diff.control_run
-            && let Some(v) = control::verdict(&controls.get(&control_key(spec, &p.subject), dbg, &p.subject).await) =>
+            && let Some(v) = control::verdict(
+                &controls.get(&control_key(spec, &p.subject), dbg, &p.subject).await,
+                &p.subject,
+            ) =>
         {
             (v, Vec::new(), 0.0)
         }

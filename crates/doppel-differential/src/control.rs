@@ -1,7 +1,8 @@
 //! The control run before a differential run (issue 17, "What must exist"
 //! item 2): the program is run once in every tool under test with no
 //! breakpoint, through the [`Debugger`] trait (load, start, resume to the
-//! end). If it ends differently (exit status, signal, captured output), the
+//! end). If it ends differently (exit status, signal, captured output of a
+//! native program), the
 //! program itself behaves differently in the tools, for example node 20's
 //! V8 lacking `Set.prototype.intersection` where Chromium 156 has it, and a
 //! "finished vs paused" divergence would say nothing about the debuggers:
@@ -13,7 +14,7 @@
 //! one control result per (program, tools) in a [`ControlCache`], so the
 //! control runs once per program, not once per seed.
 
-use doppel_core::{ControlRun, ExecAction, Output, Subject, Verdict};
+use doppel_core::{ControlRun, ExecAction, Language, Output, Subject, Verdict};
 use doppel_debuggers::Debugger;
 use futures::future::join_all;
 use std::collections::HashMap;
@@ -55,12 +56,22 @@ async fn one(d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
     }
 }
 
+/// Whether the captured outputs of `language`'s programs are compared: a
+/// native program's output is its own bytes in every debugger, but the
+/// JavaScript backends render `console.*` calls each their own way (node's
+/// `util.inspect`, `{ a: 1 }`; Chromium's descriptions, `Object`; node's
+/// uncaught-exception stack vs Chromium's `Uncaught ...` line), so there
+/// only the exit statuses are compared.
+pub fn compares_output(language: Language) -> bool {
+    language != Language::JavaScript
+}
+
 /// Why the control runs show the program behaving differently, or `None`
 /// when they agree or cannot be judged (a tool failed or the program did
-/// not end in it). Exit statuses and signals are compared; the captured
-/// output only when every tool captured some (the JavaScript backends
-/// capture none through this trait).
-pub fn disagreement(controls: &[ControlRun]) -> Option<String> {
+/// not end in it). Exit statuses and signals are compared; with
+/// `compare_output` ([`compares_output`]) the captured outputs too, when
+/// every tool captured some.
+pub fn disagreement(controls: &[ControlRun], compare_output: bool) -> Option<String> {
     let ended: Vec<(&str, &Option<i32>, &Option<String>)> = controls
         .iter()
         .filter_map(|c| match &c.end {
@@ -83,7 +94,8 @@ pub fn disagreement(controls: &[ControlRun]) -> Option<String> {
             each.join(", ")
         ));
     }
-    if controls.iter().all(|c| !c.program_output.trim().is_empty())
+    if compare_output
+        && controls.iter().all(|c| !c.program_output.trim().is_empty())
         && controls
             .iter()
             .any(|c| c.program_output.trim() != controls[0].program_output.trim())
@@ -97,10 +109,10 @@ pub fn disagreement(controls: &[ControlRun]) -> Option<String> {
     None
 }
 
-/// The verdict of a run whose control runs disagree, `None` when the run
-/// can go ahead.
-pub fn verdict(controls: &[ControlRun]) -> Option<Verdict> {
-    disagreement(controls).map(|reason| Verdict::NotComparable {
+/// The verdict of a run of `subject` whose control runs disagree, `None`
+/// when the run can go ahead.
+pub fn verdict(controls: &[ControlRun], subject: &Subject) -> Option<Verdict> {
+    disagreement(controls, compares_output(subject.language)).map(|reason| Verdict::NotComparable {
         reason,
         controls: controls.to_vec(),
     })
@@ -154,15 +166,23 @@ mod tests {
 
     #[test]
     fn exit_statuses_and_captured_output_decide() {
-        assert_eq!(disagreement(&[ended("gdb", 0, "hi\n"), ended("lldb", 0, "hi")]), None);
-        let r = disagreement(&[ended("node", 1, ""), ended("chromium", 0, "")]).unwrap();
+        assert_eq!(
+            disagreement(&[ended("gdb", 0, "hi\n"), ended("lldb", 0, "hi")], true),
+            None
+        );
+        let r = disagreement(&[ended("node", 1, ""), ended("chromium", 0, "")], false).unwrap();
         assert!(
             r.contains("node exit code 1") && r.contains("chromium exit code 0"),
             "{r}"
         );
-        assert!(disagreement(&[ended("gdb", 0, "a"), ended("lldb", 0, "b")]).is_some());
+        assert!(disagreement(&[ended("gdb", 0, "a"), ended("lldb", 0, "b")], true).is_some());
         // One tool captures no output: only the statuses are compared.
-        assert_eq!(disagreement(&[ended("gdb", 0, "a"), ended("x", 0, "")]), None);
+        assert_eq!(disagreement(&[ended("gdb", 0, "a"), ended("x", 0, "")], true), None);
+        // JavaScript: each engine renders console.log its own way.
+        assert!(!compares_output(Language::JavaScript) && compares_output(Language::C));
+        let logged = [ended("node", 0, "{ a: 1 }"), ended("chromium", 0, "Object")];
+        assert_eq!(disagreement(&logged, false), None);
+        assert!(disagreement(&logged, true).is_some());
     }
 
     #[test]
@@ -175,6 +195,6 @@ mod tests {
             },
             program_output: String::new(),
         };
-        assert_eq!(disagreement(&[ended("gdb", 0, ""), failed]), None);
+        assert_eq!(disagreement(&[ended("gdb", 0, ""), failed], true), None);
     }
 }
