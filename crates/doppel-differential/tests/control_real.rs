@@ -5,7 +5,9 @@
 //! says nothing about the debuggers, and with it they are recorded as not
 //! comparable, both control runs kept, the control run once per program.
 //! And GDB vs LLDB on a normal C program: the control runs agree and the run
-//! goes ahead as before.
+//! goes ahead as before. Last, the environment normalization of the same
+//! issue item: node's global object and Chromium's window, passed as an
+//! argument, read the same (`global_object`), and diverge without it.
 
 use doppel_core::{Output, Verdict};
 use doppel_debuggers::DebuggerConfig;
@@ -171,6 +173,53 @@ async fn gdb_and_lldb_agree_on_a_normal_program_and_the_run_goes_ahead() {
         );
     }
     assert_eq!(controls.len(), 1);
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn node_global_and_chromium_window_agree_under_the_global_object_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("glob.js");
+    std::fs::write(
+        &file,
+        "function f(g) {\n  const k = 1;\n  return k;\n}\nf(globalThis);\nf(globalThis);\n",
+    )
+    .unwrap();
+    let cache = doppel_lang::js::JsCache::new(dir.path().join("cache"));
+    let p = doppel_lang::prepare::prepare_js_one(&cache, &file, "glob.js").unwrap();
+    assert!(p.error.is_none(), "{:?}", p.error);
+    let diff = |rule: bool| {
+        let mut d = DiffConfig {
+            breakpoint_lines: doppel_differential::config::BreakpointLines::Code,
+            ..DiffConfig::default()
+        };
+        if !rule {
+            d.normalization.disable("global_object").unwrap();
+        }
+        spec(&["node", "chromium"], d)
+    };
+    let (on, off) = (diff(true), diff(false));
+    let mut dbg = campaign::create_debuggers(&on).unwrap();
+    for seed in 0..3 {
+        let a = campaign::run_one(&on, &p, seed, &mut dbg).await;
+        assert!(
+            matches!(a.verdict, Verdict::ProgramFinished { .. } | Verdict::MaxActions { .. }),
+            "seed {seed} with the rule: {:?}",
+            a.verdict
+        );
+        let b = campaign::run_one(&off, &p, seed, &mut dbg).await;
+        let f = b
+            .verdict
+            .finding()
+            .unwrap_or_else(|| panic!("seed {seed} without: {:?}", b.verdict));
+        assert!(
+            f.detail.contains("g:global=") && f.detail.contains("g:Window="),
+            "{}",
+            f.detail
+        );
+    }
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }
