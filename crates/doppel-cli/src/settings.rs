@@ -19,6 +19,8 @@
 //! max_actions = 20
 //! action_timeout_ms = 10000
 //! compare_columns = false
+//! continue_past_policies = true   # false: end every run at its first divergence (DBDB)
+//! control_run = true   # false: no run without breakpoints first (programs that end differently are run too)
 //! weights = { resume = 1.0, step_in = 1.0, step_over = 1.0, step_out = 1.0 }
 //! normalization = { pointer_format = true }   # every rule, see docs/normalization.md
 //!

@@ -403,6 +403,12 @@ pub enum EventKind {
     Action(Action),
     /// The debugger's answer to the action before it.
     Output(Output),
+    /// A divergence that a known, intended policy explains and that the run
+    /// went on past (differential testing with `continue_past_policies`,
+    /// issue 17 item 1): the finding the run would have ended with, its class
+    /// key naming the policy. Recorded in every trace, after the outputs of
+    /// the action it follows.
+    PolicyNote(Finding),
 }
 
 /// One entry of a [`Trace`].
@@ -454,6 +460,15 @@ impl Trace {
     pub fn actions(&self) -> impl Iterator<Item = &Action> {
         self.events.iter().filter_map(|e| match &e.kind {
             EventKind::Action(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The policy notes of the trace (divergences a known policy explains
+    /// that the run went on past), in order.
+    pub fn policy_notes(&self) -> impl Iterator<Item = &Finding> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::PolicyNote(f) => Some(f),
             _ => None,
         })
     }
@@ -691,6 +706,21 @@ impl Finding {
     }
 }
 
+/// How a program ended in one tool when run with no breakpoint: the
+/// control run before a differential run's actions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlRun {
+    /// The tool's name (`node`, `chromium`, `gdb`).
+    pub debugger: String,
+    /// How the program ended: `Finished` with its exit status, or the
+    /// tool's `Failed`, or the last `Paused` if it never ended.
+    pub end: Output,
+    /// The program's stdout and stderr as far as the tool captures them
+    /// (empty for tools that capture none), capped by the backend.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub program_output: String,
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
@@ -720,6 +750,17 @@ pub enum Verdict {
         /// The cause (the compiler's diagnostics, "no executable lines").
         reason: String,
     },
+    /// The control run (the program run once in every tool with no
+    /// breakpoint) ended differently in the tools: the program itself
+    /// behaves differently there (node 20 lacks an ES2025 built-in that
+    /// Chromium has), so the run's actions would say nothing about the
+    /// debuggers and none were issued (issue 17, "What must exist" item 2).
+    NotComparable {
+        /// What differed, for people (exit statuses, output).
+        reason: String,
+        /// Each tool's control run, in the order of the debuggers.
+        controls: Vec<ControlRun>,
+    },
     /// A technique that checks properties ran its checks and found nothing
     /// to report (debug-information validation: a session's or a program's
     /// pairs); `checks` counts them.
@@ -732,7 +773,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Stable short name (`program_finished`, `max_actions`, `divergence`,
-    /// `inconclusive`, `subject_error`, `checked`).
+    /// `inconclusive`, `subject_error`, `checked`, `not_comparable`).
     pub fn name(&self) -> &'static str {
         match self {
             Verdict::ProgramFinished { .. } => "program_finished",
@@ -741,6 +782,7 @@ impl Verdict {
             Verdict::Inconclusive { .. } => "inconclusive",
             Verdict::SubjectError { .. } => "subject_error",
             Verdict::Checked { .. } => "checked",
+            Verdict::NotComparable { .. } => "not_comparable",
         }
     }
 

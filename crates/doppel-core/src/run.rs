@@ -52,4 +52,13 @@ impl RunRecord {
             })
             .unwrap_or(0)
     }
+
+    /// The policy notes of the run (read from its first trace): the
+    /// divergences a known policy explained and the run went on past.
+    pub fn policy_notes(&self) -> Vec<&crate::model::Finding> {
+        self.traces
+            .first()
+            .map(|t| t.policy_notes().collect())
+            .unwrap_or_default()
+    }
 }

@@ -128,6 +128,30 @@ fn ip(args: &[&str]) {
     );
 }
 
+/// The path `ip netns add` binds namespace `name` to.
+fn netns_path(name: &str) -> String {
+    format!("/var/run/netns/{name}")
+}
+
+/// `ip` with arguments inside network namespace `name`, entered with
+/// nsenter(1) rather than `ip -n`/`ip netns exec`: those also make `/`
+/// a slave mount and remount `/sys`, which fails where `/` is not a mount
+/// point (a chroot, as on the fresh-machine check's Debian root).
+fn in_netns(name: &str, args: &[&str]) {
+    let out = Command::new("nsenter")
+        .arg(format!("--net={}", netns_path(name)))
+        .arg("ip")
+        .args(args)
+        .output()
+        .expect("run nsenter(1) (util-linux)");
+    assert!(
+        out.status.success(),
+        "ip -n {name} {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Network namespaces `dplN-w1..3`, each with a veth pair to the host:
 /// host end 10.O.i.1, namespace end 10.O.i.2 (O picked unused). Removed on drop.
 struct Namespaces {
@@ -158,9 +182,9 @@ impl Namespaces {
             let host = format!("10.{octet}.{i}.1");
             ip(&["addr", "add", &format!("{host}/24"), "dev", &h]);
             ip(&["link", "set", &h, "up"]);
-            ip(&["-n", &name, "addr", "add", &format!("10.{octet}.{i}.2/24"), "dev", &p]);
-            ip(&["-n", &name, "link", "set", &p, "up"]);
-            ip(&["-n", &name, "link", "set", "lo", "up"]);
+            in_netns(&name, &["addr", "add", &format!("10.{octet}.{i}.2/24"), "dev", &p]);
+            in_netns(&name, &["link", "set", &p, "up"]);
+            in_netns(&name, &["link", "set", "lo", "up"]);
             ns.hosts.push(host);
         }
         ns
@@ -186,8 +210,8 @@ fn start_worker(netns: Option<&str>, url: &str, name: &str) -> Worker {
     let exe = std::env::current_exe().unwrap();
     let mut cmd = match netns {
         Some(ns) => {
-            let mut c = tokio::process::Command::new("ip");
-            c.args(["netns", "exec", ns]).arg(&exe);
+            let mut c = tokio::process::Command::new("nsenter");
+            c.arg(format!("--net={}", netns_path(ns))).arg(&exe);
             c
         }
         None => tokio::process::Command::new(&exe),

@@ -56,6 +56,14 @@ pub struct NormalizationConfig {
     /// out, and CDP does not mark them. The price: an `undefined` binding is
     /// not compared.
     pub undefined_bindings: bool,
+    /// JavaScript: show the global object one way. Node's V8 describes it as
+    /// `global` (class `global`, own properties `global`, `clearImmediate`,
+    /// `setImmediate`, ...), Chromium's as `Window` (class `Window`): both
+    /// become `<global object>` without members (issue 17, "What was seen":
+    /// node's global as `arguments[0]` where Chromium shows the window).
+    /// The price: an instance of a program's own class named `global` or
+    /// `Window` is not compared by its members.
+    pub global_object: bool,
 }
 
 impl Default for NormalizationConfig {
@@ -75,6 +83,7 @@ impl Default for NormalizationConfig {
             entry_values: true,
             pseudo_variables: true,
             shadowed_names: true,
+            global_object: true,
         }
     }
 }
@@ -97,6 +106,7 @@ impl NormalizationConfig {
             entry_values: false,
             pseudo_variables: false,
             shadowed_names: false,
+            global_object: false,
         }
     }
 
@@ -117,6 +127,7 @@ impl NormalizationConfig {
             ("entry_values", self.entry_values),
             ("pseudo_variables", self.pseudo_variables),
             ("shadowed_names", self.shadowed_names),
+            ("global_object", self.global_object),
         ]
     }
 
@@ -139,6 +150,7 @@ impl NormalizationConfig {
                 "entry_values" => &mut self.entry_values,
                 "pseudo_variables" => &mut self.pseudo_variables,
                 "shadowed_names" => &mut self.shadowed_names,
+                "global_object" => &mut self.global_object,
                 "all" => {
                     *self = Self::none();
                     continue;
@@ -237,7 +249,9 @@ fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
             v.name.clone()
         },
         type_name: v.type_name.as_deref().map(|t| {
-            if cfg.type_spelling {
+            if cfg.global_object && is_global_object(Some(t), &v.value.text) {
+                GLOBAL_OBJECT.to_string()
+            } else if cfg.type_spelling {
                 type_spelling(t)
             } else {
                 t.to_string()
@@ -256,6 +270,9 @@ fn variable(v: &Variable, cfg: &NormalizationConfig) -> Variable {
 /// rendered canonically from its members (`{x=1, y=2}`) and its children are
 /// dropped, so that the text alone decides equality.
 pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> Value {
+    if cfg.global_object && is_global_object(type_name, &v.text) {
+        return Value::scalar(GLOBAL_OBJECT);
+    }
     // A pointer's only member is its pointee (LLDB expands pointers to arrays,
     // `int (*)[3]`); GDB/MI shows the address. Compare the address.
     let is_pointer = type_name.is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
@@ -331,6 +348,20 @@ pub fn value(v: &Value, type_name: Option<&str>, cfg: &NormalizationConfig) -> V
             v.children.clone()
         },
     }
+}
+
+/// How the global object of a JavaScript engine reads after the
+/// `global_object` rule.
+pub const GLOBAL_OBJECT: &str = "<global object>";
+
+/// Whether a value is a JavaScript global object as V8 describes it over
+/// CDP (`Runtime.RemoteObject`'s `className` is the type, its `description`
+/// the text): node's `global`, Chromium's `Window`.
+fn is_global_object(type_name: Option<&str>, text: &str) -> bool {
+    matches!(
+        (type_name, text.trim()),
+        (Some("global"), "global") | (Some("Window"), "Window")
+    )
 }
 
 fn is_char_type(t: &str) -> bool {
@@ -619,6 +650,45 @@ mod tests {
         keep.disable("undefined_bindings").unwrap();
         let n = state(&s, &keep);
         assert_eq!(n.variables[0].value.text, "undefined", "not a {{...}} placeholder");
+    }
+
+    #[test]
+    fn node_global_and_chromium_window_read_the_same() {
+        // As V8 renders them over CDP (`className`, `description`), with the
+        // first own properties each engine lists.
+        let node = Variable {
+            name: "[0]".into(),
+            type_name: Some("global".into()),
+            value: Value {
+                text: "global".into(),
+                children: vec![var("clearImmediate", "function", "function clearImmediate(immediate)")],
+            },
+            kind: VariableKind::Local,
+        };
+        let chromium = Variable {
+            type_name: Some("Window".into()),
+            value: Value {
+                text: "Window".into(),
+                children: vec![
+                    var("window", "Window", "Window"),
+                    var("document", "HTMLDocument", "#document"),
+                ],
+            },
+            ..node.clone()
+        };
+        let cfg = NormalizationConfig::default();
+        assert_eq!(variable(&node, &cfg), variable(&chromium, &cfg));
+        assert_eq!(variable(&node, &cfg).value.text, GLOBAL_OBJECT);
+        // An ordinary object is not taken for the global one.
+        let plain = Variable {
+            type_name: Some("Object".into()),
+            value: Value::scalar("Object"),
+            ..node.clone()
+        };
+        assert_eq!(variable(&plain, &cfg).value.text, "{...}");
+        let mut off = NormalizationConfig::default();
+        off.disable("global_object").unwrap();
+        assert_ne!(variable(&node, &off), variable(&chromium, &off));
     }
 
     #[test]

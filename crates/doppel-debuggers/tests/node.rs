@@ -344,7 +344,7 @@ fn a_missing_node_is_not_installed() {
     match Node::new(&cfg) {
         Err(BackendError::NotInstalled { name, hint }) => {
             assert_eq!(name, "node");
-            assert!(hint.contains("apt-get install nodejs"), "{hint}");
+            assert!(hint.contains("setup-00-node.sh"), "{hint}");
         }
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("created a backend for a missing executable"),

@@ -4,6 +4,7 @@
 //! `resume` skips the runs already stored).
 
 use crate::config::DiffConfig;
+use crate::control::{self, ControlCache};
 use crate::engine;
 use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Progress, Sink, Technique};
 use doppel_core::store::Store;
@@ -145,11 +146,14 @@ pub fn items(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: &[u64]) -> 
 pub struct Differential<'a> {
     /// The campaign.
     pub spec: &'a CampaignSpec,
+    /// The campaign's control runs, shared by its jobs.
+    pub controls: &'a ControlCache,
 }
 
 /// One job: its debuggers, in the spec's order.
 pub struct DiffJob<'a> {
     spec: &'a CampaignSpec,
+    controls: &'a ControlCache,
     debuggers: Vec<Box<dyn Debugger>>,
 }
 
@@ -164,6 +168,7 @@ impl<'a> Technique for Differential<'a> {
     async fn setup(&self, _index: usize) -> anyhow::Result<DiffJob<'a>> {
         Ok(DiffJob {
             spec: self.spec,
+            controls: self.controls,
             debuggers: create_debuggers(self.spec)?,
         })
     }
@@ -179,7 +184,7 @@ impl Job for DiffJob<'_> {
     }
 
     async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
-        let record = run_one(self.spec, &item.input, item.seed, &mut self.debuggers).await;
+        let record = run_one_with(self.spec, &item.input, item.seed, &mut self.debuggers, self.controls).await;
         sink.store(record).await;
         Ok(())
     }
@@ -206,11 +211,44 @@ pub async fn run_campaign(
     on_progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> anyhow::Result<CampaignStats> {
     let items = items(spec, &subjects, seeds);
-    campaign::run(&Differential { spec }, &items, store, options, on_progress).await
+    let controls = ControlCache::default();
+    campaign::run(
+        &Differential {
+            spec,
+            controls: &controls,
+        },
+        &items,
+        store,
+        options,
+        on_progress,
+    )
+    .await
 }
 
-/// Runs one (subject, seed) pair on the given debuggers and builds its record.
+/// Runs one (subject, seed) pair on the given debuggers and builds its
+/// record; with `spec.diff.control_run`, its control run is run afresh.
 pub async fn run_one(spec: &CampaignSpec, p: &Prepared, seed: u64, dbg: &mut [Box<dyn Debugger>]) -> RunRecord {
+    run_one_with(spec, p, seed, dbg, &ControlCache::default()).await
+}
+
+/// The key of a program's control run in a campaign: the tools and the
+/// program (its hash), not the seed.
+pub fn control_key(spec: &CampaignSpec, subject: &Subject) -> String {
+    format!("{}|{}|{}", spec.debuggers.join(","), tools_id(spec), subject.hash)
+}
+
+/// [`run_one`] with the campaign's control results: with
+/// `spec.diff.control_run`, the program's control run is taken from
+/// `controls` (run on `dbg` the first time), and a program that ends
+/// differently in the tools is recorded as [`Verdict::NotComparable`]
+/// without a run.
+pub async fn run_one_with(
+    spec: &CampaignSpec,
+    p: &Prepared,
+    seed: u64,
+    dbg: &mut [Box<dyn Debugger>],
+    controls: &ControlCache,
+) -> RunRecord {
     let started_at_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
@@ -218,6 +256,14 @@ pub async fn run_one(spec: &CampaignSpec, p: &Prepared, seed: u64, dbg: &mut [Bo
     let infos: Vec<ToolInfo> = dbg.iter().map(|d| d.info().clone()).collect();
     let (verdict, traces, duration_ms) = match &p.error {
         Some(reason) => (Verdict::SubjectError { reason: reason.clone() }, Vec::new(), 0.0),
+        None if spec.diff.control_run
+            && let Some(v) = control::verdict(
+                &controls.get(&control_key(spec, &p.subject), dbg, &p.subject).await,
+                &p.subject,
+            ) =>
+        {
+            (v, Vec::new(), 0.0)
+        }
         None => {
             let nt = |l: Option<u32>| p.node_type(l);
             let out = engine::run(dbg, &p.subject, seed, &spec.diff, &nt).await;

@@ -102,6 +102,28 @@ pub struct DiffConfig {
     /// serialized form (and so of run keys) when it is the default.
     #[serde(skip_serializing_if = "BreakpointLines::is_all")]
     pub breakpoint_lines: BreakpointLines,
+    /// Go on past a divergence that a known policy explains, when the
+    /// debuggers can be brought back to one state (`slide_vs_reject`: the
+    /// accepted breakpoint is removed again), recording it as a policy note
+    /// (issue 17 item 1; [`crate::continuation`]). Off: DBDB's stop at the
+    /// first divergence. On by default for new campaigns. Serialized only
+    /// when on, so that the run keys of the old behaviour are unchanged and
+    /// differ from the new one's; a stored record without it ran the old
+    /// behaviour ([`crate::record::DiffRecord::of`] reads it so).
+    #[serde(skip_serializing_if = "is_false")]
+    pub continue_past_policies: bool,
+    /// Run the program once in every tool with no breakpoint before the
+    /// run's actions, and record a run whose control runs end differently
+    /// as not comparable instead of driving the debuggers (issue 17 item 2;
+    /// [`crate::control`]). Off: the runs of before. On by default for new
+    /// campaigns; serialized only when on, like `continue_past_policies`,
+    /// so old run keys stay and `--resume` never mixes the behaviours.
+    #[serde(skip_serializing_if = "is_false")]
+    pub control_run: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The lines the breakpoint phase draws from.
@@ -152,6 +174,8 @@ impl Default for DiffConfig {
             compare_columns: false,
             normalization: NormalizationConfig::default(),
             breakpoint_lines: BreakpointLines::All,
+            continue_past_policies: true,
+            control_run: true,
         }
     }
 }
@@ -218,6 +242,36 @@ mod tests {
         assert_eq!(c.weights.step_in, 3.0);
         assert_eq!(c.weights.resume, 1.0);
         assert_eq!(c.removal_probability, 0.2);
+    }
+
+    #[test]
+    fn continuation_is_on_by_default_and_serialized_only_when_on() {
+        let on = DiffConfig::default();
+        assert!(on.continue_past_policies);
+        assert!(
+            toml_like("{}").continue_past_policies,
+            "a new campaign's [diff] without it"
+        );
+        let json = serde_json::to_string(&on).unwrap();
+        assert!(json.contains("\"continue_past_policies\":true"), "{json}");
+        let off = DiffConfig {
+            continue_past_policies: false,
+            ..Default::default()
+        };
+        // Off: the serialized form (and so the run key) of the old behaviour.
+        assert!(!serde_json::to_string(&off).unwrap().contains("continue_past_policies"));
+    }
+
+    #[test]
+    fn the_control_run_is_on_by_default_and_serialized_only_when_on() {
+        let on = DiffConfig::default();
+        assert!(on.control_run && toml_like("{}").control_run);
+        assert!(serde_json::to_string(&on).unwrap().contains("\"control_run\":true"));
+        let off = DiffConfig {
+            control_run: false,
+            ..Default::default()
+        };
+        assert!(!serde_json::to_string(&off).unwrap().contains("control_run"));
     }
 
     fn toml_like(json: &str) -> DiffConfig {

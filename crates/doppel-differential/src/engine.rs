@@ -10,12 +10,16 @@
 //!    step over / step out by weight and issue it to all of them, at most
 //!    `max_actions` times.
 //!
-//! The first divergence ends the run. Every random choice comes from a
+//! The first divergence ends the run, except one that a known policy
+//! explains and after which the debuggers can be brought back to one state
+//! (`DiffConfig::continue_past_policies`, [`crate::continuation`]): it is
+//! recorded as a policy note in the traces and the run goes on. Every random choice comes from a
 //! ChaCha8 generator seeded with the run's seed, and the next action is chosen
 //! only after all debuggers have paused, so a run is determined by its subject,
 //! seed and configuration (up to the debuggers' own non-determinism).
 
 use crate::config::{BreakpointLines, DiffConfig};
+use crate::continuation::{self, Realignment};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
@@ -65,6 +69,18 @@ impl Recorder {
             });
         }
         self.actions += 1;
+    }
+
+    /// Records a policy divergence the run goes on past, in every trace.
+    fn note(&mut self, f: Finding) {
+        let t = self.ms();
+        for tr in &mut self.traces {
+            tr.events.push(Event {
+                t_ms: t,
+                kind: EventKind::PolicyNote(f.clone()),
+                raw: vec![],
+            });
+        }
     }
 
     fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
@@ -123,14 +139,15 @@ async fn drive(
 ) -> Verdict {
     let names: Vec<String> = dbg.iter().map(|d| d.info().name.clone()).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let note = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| Finding {
+        class: crate::class::class_key(d.kind, action.kind(), node_type(line), d.policy.as_deref()),
+        action_index: Some(rec.actions - 1),
+        last_action: Some(action),
+        line,
+        detail: d.detail,
+    };
     let finding = |rec: &Recorder, action: Action, line: Option<u32>, d: Difference| {
-        Verdict::Divergence(Finding {
-            class: crate::class::class_key(d.kind, action.kind(), node_type(line), d.policy.as_deref()),
-            action_index: Some(rec.actions - 1),
-            last_action: Some(action),
-            line,
-            detail: d.detail,
-        })
+        Verdict::Divergence(note(rec, action, line, d))
     };
 
     // Load: a debugger that cannot load the program fails the run before any action.
@@ -165,11 +182,17 @@ async fn drive(
     let file = subject.source_name.clone();
     let wanted = cfg.breakpoint_count(subject.line_count);
     let mut kept: BTreeSet<u32> = BTreeSet::new();
+    // Lines whose breakpoint was removed again after a policy divergence:
+    // not drawn again (the same request would diverge the same way).
+    let mut passed: BTreeSet<u32> = BTreeSet::new();
     let mut attempts = 0;
     while kept.len() < wanted && attempts < 20 * subject.line_count.max(1) as usize {
         attempts += 1;
         let line = rng.random_range(1..=subject.line_count.max(1));
-        if kept.contains(&line) || (cfg.breakpoint_lines == BreakpointLines::Code && !is_code(line)) {
+        if kept.contains(&line)
+            || passed.contains(&line)
+            || (cfg.breakpoint_lines == BreakpointLines::Code && !is_code(line))
+        {
             continue;
         }
         let at = Location::line(file.clone(), line);
@@ -179,7 +202,20 @@ async fn drive(
         rec.outputs(dbg, &outs);
         if let Some(mut d) = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns) {
             d.policy = oracle::policy(None, None, &outs, &d);
-            return finding(rec, action, Some(line), d);
+            let realign = d.policy.as_deref().and_then(continuation::after);
+            if !cfg.continue_past_policies || realign != Some(Realignment::RemoveBreakpoint) {
+                return finding(rec, action, Some(line), d);
+            }
+            rec.note(note(rec, action, Some(line), d));
+            let removal = Action::RemoveBreakpoint { at: at.clone() };
+            rec.action(&removal);
+            let removed = join_all(dbg.iter_mut().map(|d| d.remove_breakpoint(&at))).await;
+            rec.outputs(dbg, &removed);
+            if let Some(d) = continuation::removal_realigns(&names, &outs, &removed, &cfg.normalization) {
+                return finding(rec, removal, Some(line), d);
+            }
+            passed.insert(line);
+            continue;
         }
         if rng.random_bool(cfg.removal_probability) {
             let action = Action::RemoveBreakpoint { at: at.clone() };

@@ -2,6 +2,7 @@
 //! Differential Testing of Interactive Debuggers", FSE 2018).
 //!
 //! - [`config`]: the knobs of Algorithm 1 (`doppel.toml` table `[diff]`);
+//! - [`continuation`]: which policy divergences a run goes on past, and how;
 //! - [`engine`]: one run, Algorithm 1 generalized to N debuggers;
 //! - [`class`]: the class key's parts (divergence, last action, AST node, policy);
 //! - [`oracle`]: the comparison of outputs (`doppel_debuggers::compare`,
@@ -23,6 +24,8 @@ pub mod campaign;
 pub mod class;
 pub mod completion;
 pub mod config;
+pub mod continuation;
+pub mod control;
 pub mod engine;
 pub mod oracle;
 pub mod reclassify;

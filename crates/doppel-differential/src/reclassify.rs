@@ -31,6 +31,7 @@ fn outputs_by_action(run: &RunRecord) -> Vec<(Action, Vec<Option<Output>>)> {
                         row.1[t] = Some(o.clone());
                     }
                 }
+                EventKind::PolicyNote(_) => {}
             }
         }
     }

@@ -48,13 +48,20 @@ impl DiffRecord {
     /// The record of a stored run.
     ///
     /// Errors: the run's configuration is not a differential record.
+    /// A record without `diff.continue_past_policies` ran DBDB's stop at the
+    /// first divergence (records written before the switch existed, and
+    /// runs with it off, which leave it out of the serialized form), although
+    /// a new campaign's default is on. The same for `diff.control_run`.
     pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
-        serde_json::from_value(run.config.clone()).map_err(|e| {
+        let mut rec: Self = serde_json::from_value(run.config.clone()).map_err(|e| {
             anyhow::anyhow!(
                 "run {}: not a differential configuration: {e}",
                 run.id.unwrap_or_default()
             )
-        })
+        })?;
+        rec.diff.continue_past_policies = run.config["diff"]["continue_past_policies"] == true;
+        rec.diff.control_run = run.config["diff"]["control_run"] == true;
+        Ok(rec)
     }
 
     /// As stored in `RunRecord::config`.

@@ -25,8 +25,53 @@ pub fn verdict_lines(v: &Verdict) -> Vec<String> {
             format!("  {}", f.detail),
         ],
         Verdict::SubjectError { reason } => vec![format!("verdict: subject error: {reason}")],
+        Verdict::NotComparable { reason, controls } => {
+            let mut lines = vec![format!("verdict: not comparable (control run): {reason}")];
+            for c in controls {
+                lines.push(format!("  {}: {}", c.debugger, control_end(&c.end)));
+                for l in c.program_output.lines().take(20) {
+                    lines.push(format!("    | {l}"));
+                }
+            }
+            lines
+        }
         other => vec![format!("verdict: {}", other.name())],
     }
+}
+
+/// How a control run ended, for people: `exit code 1`, `signal SIGSEGV`,
+/// `failed (timeout): ...`, `still paused`.
+fn control_end(o: &doppel_core::Output) -> String {
+    use doppel_core::Output;
+    match o {
+        Output::Finished { signal: Some(s), .. } => format!("ended by signal {s}"),
+        Output::Finished { exit_code: Some(c), .. } => format!("exit code {c}"),
+        Output::Finished { .. } => "ended, no exit status".into(),
+        Output::Failed { kind, detail } => format!("failed ({kind:?}): {detail}"),
+        Output::Paused(s) => format!("still paused at line {}", s.location.line),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The policy notes of a run that went on past known policies
+/// (`continue_past_policies`): `policy notes: 2 (continued past)` and one
+/// line per note, `  after action 0 (set breakpoint @ p.c:1): slide_vs_reject`.
+/// Empty for a run without notes.
+pub fn policy_note_lines(run: &RunRecord) -> Vec<String> {
+    let notes = run.policy_notes();
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("policy notes: {} (continued past)", notes.len())];
+    for f in notes {
+        let (i, a) = f.action_parts();
+        lines.push(format!(
+            "  after action {i} ({a}): {}: {}",
+            f.class.part("policy").unwrap_or("?"),
+            f.detail
+        ));
+    }
+    lines
 }
 
 /// The campaign parameters of a differential record, for reports.
@@ -48,6 +93,14 @@ pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
         ),
         ("action timeout".into(), format!("{} ms", d.action_timeout_ms)),
         ("compare columns".into(), d.compare_columns.to_string()),
+        (
+            "continue past policies".into(),
+            if d.continue_past_policies {
+                "on (a policy divergence is a note; the run goes on where the debuggers can be realigned)".into()
+            } else {
+                "off (DBDB: the first divergence ends the run)".into()
+            },
+        ),
         ("warm reuse".into(), rec.input.debugger.warm.to_string()),
     ];
     let off: Vec<&str> = d
@@ -105,8 +158,10 @@ impl Technique for Differential {
     }
 
     fn view(&self, run: &RunRecord) -> anyhow::Result<RunView> {
+        let mut lines = verdict_lines(&run.verdict);
+        lines.extend(policy_note_lines(run));
         Ok(RunView {
-            lines: verdict_lines(&run.verdict),
+            lines,
             tables: vec![trace_table(run)],
         })
     }

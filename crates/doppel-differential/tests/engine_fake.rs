@@ -5,12 +5,11 @@
 
 use async_trait::async_trait;
 use doppel_core::{
-    ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState, RawMessage,
-    Subject, ToolInfo, Verdict,
+    Action, ActionKind, DivergenceKind, ExecAction, Frame, Language, Location, Output, PauseReason, ProgramState,
+    RawMessage, Subject, ToolInfo, Verdict,
 };
 use doppel_debuggers::{Capabilities, Debugger};
 use doppel_differential::{DiffConfig, engine};
-use std::collections::BTreeSet;
 
 /// A fake debugger of a straight-line program: execution visits `path`
 /// (line numbers) in order; breakpoints slide forward to the next line in
@@ -20,7 +19,9 @@ struct Fake {
     info: ToolInfo,
     path: Vec<u32>,
     pos: Option<usize>,
-    bps: BTreeSet<u32>,
+    /// Breakpoints per resolved line (two requests may resolve to one line,
+    /// and removing one keeps the other, as in GDB and LLDB).
+    bps: std::collections::BTreeMap<u32, usize>,
     slide_to: fn(u32, &[u32]) -> Option<u32>,
     /// After this many exec actions, report line + 100 (a planted bug).
     wrong_after: Option<usize>,
@@ -42,7 +43,7 @@ fn fake(name: &str) -> Fake {
         },
         path: vec![3, 4, 5, 6, 7, 8, 9, 10],
         pos: None,
-        bps: BTreeSet::new(),
+        bps: Default::default(),
         slide_to: slide_forward,
         wrong_after: None,
         execs: 0,
@@ -84,7 +85,7 @@ impl Fake {
     fn run_to_breakpoint(&mut self, from: usize) {
         self.pos = Some(
             (from..self.path.len())
-                .find(|&i| self.bps.contains(&self.path[i]))
+                .find(|&i| self.bps.contains_key(&self.path[i]))
                 .unwrap_or(self.path.len()),
         );
     }
@@ -115,7 +116,7 @@ impl Debugger for Fake {
     async fn set_breakpoint(&mut self, at: &Location) -> Output {
         let resolved = (self.slide_to)(at.line, &self.path);
         if let Some(l) = resolved {
-            self.bps.insert(l);
+            *self.bps.entry(l).or_default() += 1;
         }
         Output::BreakpointSet {
             requested: at.clone(),
@@ -124,7 +125,14 @@ impl Debugger for Fake {
         }
     }
     async fn remove_breakpoint(&mut self, at: &Location) -> Output {
-        let ok = (self.slide_to)(at.line, &self.path).is_some_and(|l| self.bps.remove(&l));
+        let ok = (self.slide_to)(at.line, &self.path).is_some_and(|l| match self.bps.get_mut(&l) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                true
+            }
+            Some(_) => self.bps.remove(&l).is_some(),
+            None => false,
+        });
         Output::BreakpointRemoved { ok, message: None }
     }
     async fn start(&mut self) -> Output {
@@ -227,11 +235,16 @@ async fn different_sliding_is_a_breakpoint_location_divergence() {
         if path.contains(&line) { Some(line) } else { None }
     };
     // Lines 1, 2, 11, 12 are not in the path: a's slides or rejects differ from b's.
+    // DBDB's stop at the first divergence.
+    let stop = DiffConfig {
+        continue_past_policies: false,
+        ..cfg()
+    };
     let mut found = false;
     for seed in 0..40 {
         let mut b2 = fake("b");
         b2.slide_to = b.slide_to;
-        let out = run(fake("a"), b2, seed, &cfg()).await;
+        let out = run(fake("a"), b2, seed, &stop).await;
         if let Verdict::Divergence(f) = &out.verdict {
             assert_eq!(
                 f.class.part("divergence"),
@@ -245,6 +258,53 @@ async fn different_sliding_is_a_breakpoint_location_divergence() {
         }
     }
     assert!(found, "some seed must hit a sliding line");
+}
+
+#[tokio::test]
+async fn a_run_goes_on_past_slide_versus_reject_with_the_breakpoint_removed_again() {
+    let reject = |line: u32, path: &[u32]| path.contains(&line).then_some(line);
+    let stop = DiffConfig {
+        continue_past_policies: false,
+        ..cfg()
+    };
+    let mut continued = 0;
+    for seed in 0..40 {
+        let mut b = fake("b");
+        b.slide_to = reject;
+        let on = run(fake("a"), b, seed, &cfg()).await;
+        // Line 1 or 2: a slides to 3, b rejects; with continuation no run ends there.
+        if let Verdict::Divergence(f) = &on.verdict {
+            panic!("seed {seed}: the only differences are slide_vs_reject, got {}", f.class);
+        }
+        let notes: Vec<_> = on.traces[0].policy_notes().collect();
+        if notes.is_empty() {
+            continue;
+        }
+        continued += 1;
+        let actions: Vec<_> = on.traces[0].actions().cloned().collect();
+        for n in &notes {
+            assert_eq!(n.class.part("policy"), Some("slide_vs_reject"));
+            let i = n.action_index.unwrap();
+            let Action::SetBreakpoint { at } = &actions[i] else {
+                panic!("note after {:?}", actions[i]);
+            };
+            assert_eq!(actions[i + 1], Action::RemoveBreakpoint { at: at.clone() });
+        }
+        assert!(
+            actions.contains(&Action::Start),
+            "seed {seed}: the run went on to start"
+        );
+        assert_eq!(on.traces[1].policy_notes().count(), notes.len(), "notes in every trace");
+        // The same seed without continuation ends at the first note's action.
+        let mut b = fake("b");
+        b.slide_to = reject;
+        let off = run(fake("a"), b, seed, &stop).await;
+        let f = off.verdict.finding().expect("stops at slide_vs_reject");
+        assert_eq!(f.class.part("policy"), Some("slide_vs_reject"));
+        assert_eq!(f.action_index, notes[0].action_index);
+        assert!(!off.traces[0].actions().any(|a| *a == Action::Start));
+    }
+    assert!(continued > 5, "{continued} of 40 seeds drew a line without code");
 }
 
 #[tokio::test]

@@ -25,7 +25,11 @@ impl Default for MetaConfig {
         Self {
             rounds: 5,
             transformations: Transformation::all(),
-            initial: DiffConfig::default(),
+            // One debugger: the switch is moot; off keeps the run keys.
+            initial: DiffConfig {
+                continue_past_policies: false,
+                ..DiffConfig::default()
+            },
         }
     }
 }

@@ -57,6 +57,7 @@ impl Script {
                         });
                     }
                 }
+                EventKind::PolicyNote(_) => {}
             }
         }
         Self { steps }

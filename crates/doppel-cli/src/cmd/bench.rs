@@ -3,6 +3,8 @@
 //! on the bundled corpus of the debuggers' language or the given programs
 //! (for the JavaScript debuggers: `doppel bench diff --debuggers
 //! node,chromium ../shared/corpus/js/sunspider`). Prints figures; asserts nothing.
+//! With `--continue-past-policies`: classes per CPU hour with and without
+//! continuation past known policies instead (bench_policies.rs).
 
 use crate::settings::Settings;
 use clap::{Args, Subcommand};
@@ -35,6 +37,17 @@ pub enum BenchWhat {
         /// Let the debuggers load libc6-dbg's debug info (as `diff --system-debug-info`).
         #[arg(long)]
         system_debug_info: bool,
+        /// Instead of warm against fresh: distinct non-policy classes per CPU
+        /// hour with runs going on past known policies against the stop at
+        /// the first divergence, same seeds and budget (cmd/bench_policies.rs).
+        #[arg(long)]
+        continue_past_policies: bool,
+        /// With --continue-past-policies: wall-time budget of each behaviour, seconds.
+        #[arg(long, default_value_t = 300)]
+        budget_s: u64,
+        /// Lines breakpoints are drawn from: `all` (DBDB) or `code`.
+        #[arg(long)]
+        breakpoint_lines: Option<String>,
         /// Programs to run (files or directories; default: the bundled corpus
         /// of the debuggers' language).
         paths: Vec<std::path::PathBuf>,
@@ -161,6 +174,8 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
     let mut times = Vec::new();
     let start = Instant::now();
     let items: Vec<(&Arc<Prepared>, u64)> = subjects.iter().flat_map(|p| (0..seeds).map(move |s| (p, s))).collect();
+    // As the campaign does: one control run per program, not per seed.
+    let controls = doppel_differential::control::ControlCache::default();
     for (i, &(p, seed)) in items.iter().enumerate() {
         // As the campaign does: the next run is named ahead.
         if let Some((n, _)) = items.get(i + 1) {
@@ -169,7 +184,7 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
             }
         }
         let t = Instant::now();
-        let _ = campaign::run_one(spec, p, seed, &mut dbg).await;
+        let _ = campaign::run_one_with(spec, p, seed, &mut dbg, &controls).await;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let total = start.elapsed().as_secs_f64();
@@ -256,6 +271,9 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
         seeds,
         debuggers,
         system_debug_info,
+        continue_past_policies,
+        budget_s,
+        breakpoint_lines,
         paths,
     } = a.what
     else {
@@ -265,12 +283,18 @@ pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
         debuggers: Some(debuggers),
         jobs: Some(1),
         system_debug_info,
+        breakpoint_lines,
         ..Default::default()
     };
     let mut spec = super::diff::spec(&args, s)?;
     let recipe = BuildRecipe::parse(&s.campaign.compiler).map_err(anyhow::Error::msg)?;
     let language = doppel_debuggers::registry::language_of(&spec.debuggers)?;
     let prepared = programs_for(language, paths, programs, &recipe, s).await?;
+    if continue_past_policies {
+        spec.debugger.warm = true;
+        let budget = std::time::Duration::from_secs(budget_s);
+        return super::bench_policies::run(spec, &prepared, seeds, budget).await;
+    }
     println!(
         "bench diff: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), system debug info {}",
         prepared.len(),

@@ -53,6 +53,19 @@ pub struct DiffArgs {
     /// at least one token: no blank or comment lines).
     #[arg(long)]
     pub breakpoint_lines: Option<String>,
+    /// Go on past divergences that a known policy explains when the
+    /// debuggers can be brought back to one state (`slide_vs_reject`: the
+    /// breakpoint is removed again), recording each as a policy note (on by
+    /// default; `--continue-past-policies=false`: DBDB's stop at the first
+    /// divergence). Part of the run key.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub continue_past_policies: Option<bool>,
+    /// Run each program once in every debugger with no breakpoint before a
+    /// run's actions; a program that ends differently in them (exit status,
+    /// signal, output) is recorded as not comparable, not run (on by
+    /// default; `--control-run=false`: the runs of before). Part of the run key.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub control_run: Option<bool>,
     /// Maximum execution actions per run (DBDB: 20).
     #[arg(long)]
     pub max_actions: Option<usize>,
@@ -112,6 +125,12 @@ pub fn diff_config(a: &DiffArgs, s: &Settings) -> anyhow::Result<doppel_differen
     }
     if let Some(v) = a.max_actions {
         diff.max_actions = v;
+    }
+    if let Some(v) = a.continue_past_policies {
+        diff.continue_past_policies = v;
+    }
+    if let Some(v) = a.control_run {
+        diff.control_run = v;
     }
     if let Some(w) = &a.weights {
         diff.weights = ActionWeights::parse(w).map_err(anyhow::Error::msg)?;

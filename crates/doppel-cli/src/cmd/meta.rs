@@ -38,7 +38,13 @@ pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
     if a.run.debuggers.is_some() {
         anyhow::bail!("doppel meta tests one debugger against itself: use --debugger NAME");
     }
-    let initial = diff::diff_config(&a.run, s)?;
+    let mut initial = diff::diff_config(&a.run, s)?;
+    // One debugger never diverges from itself within a run, so the switch
+    // is moot here; off keeps the metamorphic run keys as they were.
+    initial.continue_past_policies = false;
+    // The control run compares tools; the initial runs here call the engine
+    // with one debugger, which never runs it. Off keeps the run keys.
+    initial.control_run = false;
     let mut debugger_config = campaign::debugger_config(&diff::debugger_config(&a.run, s, &initial));
     if let Some(exe) = diff::executables(&a.run, s)?.get(&a.debugger) {
         debugger_config.executable = Some(exe.clone());

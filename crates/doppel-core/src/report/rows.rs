@@ -11,7 +11,9 @@ pub struct Row {
     /// 0-based action index (the index [`crate::Finding::action_index`] uses).
     pub index: usize,
     /// The action as text (`step over`, `set breakpoint @ prog.c:12`), from the
-    /// first trace that has an action at this index.
+    /// first trace that has an action at this index; followed by
+    /// `(policy slide_vs_reject: continued)` when the run recorded a policy
+    /// note after it ([`crate::EventKind::PolicyNote`]).
     pub action: String,
     /// One summary per debugger, in trace order ([`describe_output`] of each
     /// output that followed the action, joined by newlines; empty if the
@@ -27,6 +29,7 @@ pub struct Row {
 /// before a trace's first action are dropped (there are none in doppel's traces).
 pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
     let divergent = run.verdict.finding().and_then(|f| f.action_index);
+    let notes: Vec<Option<usize>> = run.policy_notes().iter().map(|f| f.action_index).collect();
     let per_trace: Vec<Vec<(Action, Vec<&Output>)>> = run
         .traces
         .iter()
@@ -40,6 +43,7 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                             last.1.push(o);
                         }
                     }
+                    EventKind::PolicyNote(_) => {}
                 }
             }
             v
@@ -52,7 +56,20 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
             action: per_trace
                 .iter()
                 .find_map(|t| t.get(i))
-                .map(|(a, _)| a.to_string())
+                .map(|(a, _)| {
+                    let policies: Vec<&str> = run
+                        .policy_notes()
+                        .into_iter()
+                        .zip(&notes)
+                        .filter(|(_, at)| **at == Some(i))
+                        .filter_map(|(f, _)| f.class.part("policy"))
+                        .collect();
+                    if policies.is_empty() {
+                        a.to_string()
+                    } else {
+                        format!("{a} (policy {}: continued)", policies.join(", "))
+                    }
+                })
                 .unwrap_or_default(),
             outputs: per_trace
                 .iter()

@@ -104,7 +104,11 @@ fn version_try(exe: &Path, args: &[&str]) -> Result<VersionTry, crate::BackendEr
         Ok(out) => out,
         Err(e) => return Ok(VersionTry::Nothing(format!("its output could not be read: {e}"))),
     };
-    let text = if out.stdout.is_empty() { &out.stderr } else { &out.stdout };
+    let text = if out.stdout.is_empty() {
+        &out.stderr
+    } else {
+        &out.stdout
+    };
     let line = String::from_utf8_lossy(text)
         .lines()
         .map(str::trim)
@@ -276,14 +280,23 @@ mod tests {
         let flaky = script(
             dir.path(),
             "flaky",
-            &format!("if [ -e {c} ]; then echo 'GNU gdb 13.1'; else touch {c}; fi", c = count.display()),
+            &format!(
+                "if [ -e {c} ]; then echo 'GNU gdb 13.1'; else touch {c}; fi",
+                c = count.display()
+            ),
         );
-        assert_eq!(version_line(&flaky, &["--version"]).unwrap().as_deref(), Some("GNU gdb 13.1"));
+        assert_eq!(
+            version_line(&flaky, &["--version"]).unwrap().as_deref(),
+            Some("GNU gdb 13.1")
+        );
     }
 
     #[test]
     fn a_missing_program_has_no_version() {
-        assert_eq!(version_line(Path::new("/nonexistent/gdb"), &["--version"]).unwrap(), None);
+        assert_eq!(
+            version_line(Path::new("/nonexistent/gdb"), &["--version"]).unwrap(),
+            None
+        );
     }
 
     #[test]

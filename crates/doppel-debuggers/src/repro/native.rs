@@ -29,6 +29,8 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let actions: Vec<&Action> = trace.actions().collect();
     let absorbed = absorbed_restops(trace);
+    let gdb_trace = run.traces.iter().find(|t| t.debugger.name == "gdb").unwrap_or(trace);
+    let outermost = outermost_before(gdb_trace);
     let build = build_command(&run.subject.build, name);
 
     let mut gdb = String::from(
@@ -82,7 +84,18 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
                     ExecAction::StepOver => ("next", "thread step-over"),
                     ExecAction::StepOut => ("finish", "thread step-out"),
                 };
-                writeln!(gdb, "{g}").ok();
+                if *exec == ExecAction::StepOut && outermost.contains(&i) {
+                    // GDB refuses `finish` in the outermost frame with an
+                    // error, and an error ends a command file run with -batch
+                    // (the run goes on past it: `step_out_of_main`).
+                    writeln!(
+                        gdb,
+                        "# GDB refuses \"finish\" in the outermost frame; caught so that the file goes on\npython\ntry:\n    gdb.execute(\"finish\")\nexcept gdb.error as e:\n    print(e)\nend"
+                    )
+                    .ok();
+                } else {
+                    writeln!(gdb, "{g}").ok();
+                }
                 writeln!(lldb, "{l}").ok();
                 show_state(&mut gdb, &mut lldb);
                 if absorbed.contains(&i) {
@@ -129,6 +142,30 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     })
 }
 
+/// Indices (as of [`doppel_core::Trace::actions`]) of the actions issued
+/// while the program was paused in its outermost frame (a call stack of one
+/// frame, `main`).
+fn outermost_before(trace: &doppel_core::Trace) -> Vec<usize> {
+    let mut depth = None::<usize>;
+    let mut index = None::<usize>;
+    let mut out = Vec::new();
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Action(_) => {
+                index = Some(index.map_or(0, |i| i + 1));
+                if depth == Some(1)
+                    && let Some(i) = index
+                {
+                    out.push(i);
+                }
+            }
+            EventKind::Output(o) => depth = o.paused().map(|s| s.call_stack.len()),
+            EventKind::PolicyNote(_) => {}
+        }
+    }
+    out
+}
+
 /// Indices (as of [`doppel_core::Trace::actions`]) of the actions whose
 /// answer came after an absorbed LLDB re-stop: the backend sent them twice.
 fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
@@ -144,6 +181,7 @@ fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
                     out.push(i);
                 }
             }
+            EventKind::PolicyNote(_) => {}
         }
     }
     out

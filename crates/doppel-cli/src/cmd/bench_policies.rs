@@ -1,0 +1,150 @@
+//! `doppel bench diff --continue-past-policies` (issue 17, "Speed"): distinct
+//! non-policy divergence classes per CPU hour with runs that go on past
+//! known policies against DBDB's stop at the first divergence, on the same
+//! programs and seeds with the same time budget, both in one invocation.
+//! Prints figures and the ratio (the issue's target: at least 3x); asserts
+//! nothing.
+//!
+//! CPU time is doppel's own user and system time plus that of its reaped
+//! children (the debuggers, shut down at the end of each behaviour's round,
+//! and through them the programs they ran and reaped): `getrusage`
+//! `RUSAGE_SELF` + `RUSAGE_CHILDREN`, read before and after each round.
+
+use doppel_core::Verdict;
+use doppel_differential::campaign::{self, CampaignSpec, Prepared};
+use std::collections::BTreeSet;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What one behaviour's round measured.
+struct Round {
+    runs: usize,
+    ended_on_policy: usize,
+    policy_notes: usize,
+    classes: BTreeSet<String>,
+    cpu_s: f64,
+    wall_s: f64,
+    execution_actions: usize,
+}
+
+impl Round {
+    fn per_cpu_hour(&self) -> f64 {
+        self.classes.len() as f64 * 3600.0 / self.cpu_s.max(1e-9)
+    }
+}
+
+/// User plus system CPU seconds of this process and its reaped children.
+fn cpu_seconds() -> f64 {
+    let of = |who| {
+        // SAFETY: getrusage writes into the zeroed struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+}
+
+async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budget: Duration) -> anyhow::Result<Round> {
+    let cpu0 = cpu_seconds();
+    let start = Instant::now();
+    let mut dbg = campaign::create_debuggers(spec)?;
+    let items: Vec<(&Arc<Prepared>, u64)> = subjects.iter().flat_map(|p| (0..seeds).map(move |s| (p, s))).collect();
+    let mut r = Round {
+        runs: 0,
+        ended_on_policy: 0,
+        policy_notes: 0,
+        classes: BTreeSet::new(),
+        cpu_s: 0.0,
+        wall_s: 0.0,
+        execution_actions: 0,
+    };
+    // As the campaign does: one control run per program, not per seed.
+    let controls = doppel_differential::control::ControlCache::default();
+    for (i, &(p, seed)) in items.iter().enumerate() {
+        if start.elapsed() >= budget {
+            break;
+        }
+        if let Some((n, _)) = items.get(i + 1) {
+            for d in dbg.iter_mut() {
+                d.preload(&n.subject);
+            }
+        }
+        let rec = campaign::run_one_with(spec, p, seed, &mut dbg, &controls).await;
+        r.runs += 1;
+        r.policy_notes += rec.policy_notes().len();
+        r.execution_actions += rec.execution_actions();
+        if let Verdict::Divergence(f) = &rec.verdict {
+            if f.class.part("policy").is_some() {
+                r.ended_on_policy += 1;
+            } else {
+                r.classes.insert(f.class.to_string());
+            }
+        }
+    }
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+    drop(dbg);
+    // Let the runtime reap the debuggers it was told to kill.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    r.wall_s = start.elapsed().as_secs_f64();
+    r.cpu_s = cpu_seconds() - cpu0;
+    Ok(r)
+}
+
+/// Runs both behaviours on `subjects` x `seeds` (seeds 0..seeds), each
+/// within `budget`, and prints the comparison.
+///
+/// Errors: the debuggers cannot be created.
+pub async fn run(
+    mut spec: CampaignSpec,
+    subjects: &[Arc<Prepared>],
+    seeds: u64,
+    budget: Duration,
+) -> anyhow::Result<ExitCode> {
+    println!(
+        "bench diff --continue-past-policies: {} programs x {seeds} seeds, debuggers {}, sequential (1 job), \
+         budget {} s per behaviour, breakpoint lines {:?}",
+        subjects.len(),
+        spec.debuggers.join(","),
+        budget.as_secs(),
+        spec.diff.breakpoint_lines
+    );
+    let mut rounds = Vec::new();
+    for (name, on) in [("stop at first (DBDB)", false), ("continue past policies", true)] {
+        spec.diff.continue_past_policies = on;
+        let r = round(&spec, subjects, seeds, budget).await?;
+        println!(
+            "{name:<24} runs {:4}  ended on a policy {:4}  policy notes {:4}  execution actions {:5}  \
+             non-policy classes {:3}  CPU {:7.1} s  wall {:7.1} s  classes per CPU hour {:7.1}",
+            r.runs,
+            r.ended_on_policy,
+            r.policy_notes,
+            r.execution_actions,
+            r.classes.len(),
+            r.cpu_s,
+            r.wall_s,
+            r.per_cpu_hour()
+        );
+        rounds.push(r);
+    }
+    let (stop, cont) = (&rounds[0], &rounds[1]);
+    let only_continued: Vec<&String> = cont.classes.difference(&stop.classes).collect();
+    if stop.classes.is_empty() {
+        println!("ratio (continue / stop): undefined, the stop-at-first behaviour found no non-policy class");
+    } else {
+        println!(
+            "ratio (continue / stop) of distinct non-policy classes per CPU hour: {:.2}x  (issue 17 target: >= 3x)",
+            cont.per_cpu_hour() / stop.per_cpu_hour()
+        );
+    }
+    println!("classes found only with continuation: {}", only_continued.len());
+    for c in only_continued {
+        println!("  {c}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
