@@ -26,10 +26,11 @@ pub fn entry() -> EngineEntry {
 
 fn probe(_cfg: &EnginesConfig) -> Result<String, EngineError> {
     let node = super::node()?;
-    let out = std::process::Command::new(node)
-        .args(["-p", "`node ${process.version} V8 ${process.versions.v8}`"])
-        .output()
-        .map_err(|e| EngineError::NotInstalled(format!("node does not run: {e}")))?;
+    let out = crate::config::output_within(
+        std::process::Command::new(node).args(["-p", "`node ${process.version} V8 ${process.versions.v8}`"]),
+        crate::config::PROBE_TIMEOUT,
+    )
+    .map_err(|e| EngineError::NotInstalled(format!("node does not run: {e}")))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
