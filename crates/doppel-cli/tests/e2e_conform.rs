@@ -219,7 +219,9 @@ fn budget_run(inject: bool) {
             "{texts:?}"
         );
         assert!(
-            texts.iter().any(|t| t.contains("// doppel: assertions on the final state")),
+            texts
+                .iter()
+                .any(|t| t.contains("// doppel: assertions on the final state")),
             "no test with assertions: {texts:?}"
         );
     } else {

@@ -58,7 +58,8 @@ pub fn rank_algorithms(
 /// `coverage` without what `baseline` covers (both sorted): a test's own
 /// coverage once its harness's (or the host's) is taken out.
 pub fn without(coverage: &ProgramCoverage, baseline: &ProgramCoverage) -> ProgramCoverage {
-    let minus = |a: &[u32], b: &[u32]| -> Vec<u32> { a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect() };
+    let minus =
+        |a: &[u32], b: &[u32]| -> Vec<u32> { a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect() };
     ProgramCoverage {
         algorithms: minus(&coverage.algorithms, &baseline.algorithms),
         steps: minus(&coverage.steps, &baseline.steps),

@@ -69,12 +69,19 @@ async fn an_injected_assertion_catches_a_wrong_value_and_names_its_point() {
     let run = p.run(&test).await;
     assert_eq!(run.spec.verdict, EngineVerdict::Pass, "engine262: {:?}", run.spec);
     let njs = run.results.iter().find(|r| r.engine == "njs").expect("njs ran");
-    let f = njs.verdict.failure().unwrap_or_else(|| panic!("njs passed: {:?}", who(&run)));
+    let f = njs
+        .verdict
+        .failure()
+        .unwrap_or_else(|| panic!("njs passed: {:?}", who(&run)));
     assert_eq!(f.kind, FailKind::Injected, "{f:?}");
     assert_eq!(f.key(), "injected.value");
     assert_eq!(f.at.as_deref(), Some("#0 value s"), "{f:?}");
     assert!(f.detail.starts_with("assertion failed at #0 value s"), "{f:?}");
-    for r in run.results.iter().filter(|r| r.engine != "njs" && r.engine != "v8-node") {
+    for r in run
+        .results
+        .iter()
+        .filter(|r| r.engine != "njs" && r.engine != "v8-node")
+    {
         assert_eq!(r.verdict, EngineVerdict::Pass, "{}: {:?}", r.engine, who(&run));
     }
     // node's vm context gives `var` globals other descriptors (notes §5.2):
@@ -110,11 +117,22 @@ async fn an_injected_assertion_catches_a_wrong_value_and_names_its_point() {
 async fn a_nondeterministic_program_is_judged_plain() {
     let harness = Harness::locate().expect("test262 harness in ../shared");
     let mut spec = Engine262::new(&EnginesConfig::default(), false).expect("engine262");
-    let p = prepare(&mut spec, &harness, "r.js", "var r = Math.random();", &Limits::default(), &opts()).await;
+    let p = prepare(
+        &mut spec,
+        &harness,
+        "r.js",
+        "var r = Math.random();",
+        &Limits::default(),
+        &opts(),
+    )
+    .await;
     let Prepared::Plain { reason, test } = p else {
         panic!("a random value was injected as an assertion");
     };
-    assert!(reason.contains("engine262 does not pass its own injected test"), "{reason}");
+    assert!(
+        reason.contains("engine262 does not pass its own injected test"),
+        "{reason}"
+    );
     assert_eq!(test.expected, None);
     doppel_engines::Engine::shutdown(&mut spec).await;
 }
@@ -134,7 +152,11 @@ async fn es5_engines_abstain_on_programs_past_their_level() {
         expected: Some(doppel_conform::verdict::Expected::NORMAL),
     };
     for test in [plain("gen.js", program), file] {
-        assert!(test.script.features.contains(&"let".to_string()), "{:?}", test.script.features);
+        assert!(
+            test.script.features.contains(&"let".to_string()),
+            "{:?}",
+            test.script.features
+        );
         let run = p.run(&test).await;
         for es5 in ["duktape", "mujs"] {
             let r = run.results.iter().find(|r| r.engine == es5).expect("ran");
@@ -147,7 +169,13 @@ async fn es5_engines_abstain_on_programs_past_their_level() {
         }
         for f in &run.vote.families {
             let es5 = matches!(f.family, Family::Duktape | Family::Mujs);
-            assert_eq!(f.verdict == FamilyVerdict::Abstain, es5, "{}: {:?}", test.name, run.vote);
+            assert_eq!(
+                f.verdict == FamilyVerdict::Abstain,
+                es5,
+                "{}: {:?}",
+                test.name,
+                run.vote
+            );
         }
         assert_eq!(run.vote.taking_part, 2, "{}: {:?}", test.name, run.vote);
         assert_eq!(run.vote.candidate, Candidate::Agree, "{}: {:?}", test.name, who(&run));
@@ -255,7 +283,10 @@ async fn localization_no_longer_ranks_the_harness() {
         "the whole coverage ranks a harness algorithm in the top 10: {before:?}"
     );
     let in_after: Vec<&String> = after.iter().filter(|a| harness_algs.contains(a.as_str())).collect();
-    assert!(in_after.is_empty(), "harness algorithms still in the top 10: {in_after:?} of {after:?}");
+    assert!(
+        in_after.is_empty(),
+        "harness algorithms still in the top 10: {in_after:?} of {after:?}"
+    );
     let (c0, c1) = (cause(&whole).expect("ranked"), cause(&own).expect("ranked"));
     assert!(c1 < c0, "toLowerCase ranks higher without the harness: {c0} -> {c1}");
     p.shutdown().await;

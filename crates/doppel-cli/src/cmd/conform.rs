@@ -10,12 +10,12 @@ use super::campaign::{RunnerArgs, finish, on_progress, parse_budget};
 use super::conform_print::{print_summary, write_generated};
 use super::{not_stored, open_store, progress_bar};
 use doppel_conform::group::{KnownIndex, group};
+use doppel_conform::inject::Limits;
+use doppel_conform::inject::campaign::{Prepared, plain, prepare};
 use doppel_conform::matrix::{self, MatrixCache, Tally, load};
 use doppel_conform::technique_campaign::{Campaign, summary_run};
 use doppel_conform::technique_record::{ConformConfig, TestSource};
 use doppel_conform::verdict::panel::{ConformTest, Panel, PanelConfig};
-use doppel_conform::inject::Limits;
-use doppel_conform::inject::campaign::{Prepared, plain, prepare};
 use doppel_engines::{EnginesConfig, RunOptions};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -197,13 +197,14 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
     let mut generator = Generator::new(gen_config, a.seed).map_err(|e| anyhow::anyhow!("generator: {e}"))?;
     let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage(&engines)?;
     // Injection writes test262 tests: test262's own harness files run them.
-    let harness = if a.no_inject {
-        None
-    } else {
-        Some(doppel_conform::test262::harness::Harness::locate().map_err(|e| {
-            anyhow::anyhow!("{e} (or pass --no-inject to judge programs by engine262's outcome only)")
-        })?)
-    };
+    let harness =
+        if a.no_inject {
+            None
+        } else {
+            Some(doppel_conform::test262::harness::Harness::locate().map_err(|e| {
+                anyhow::anyhow!("{e} (or pass --no-inject to judge programs by engine262's outcome only)")
+            })?)
+        };
     let mut injection = InjectionStats::default();
     let mut session = Session::open(&a.panel, TestSource::Generated, a.seed, db).await?;
     // A round generates for a sixth of the budget (at least 20 s), then judges.

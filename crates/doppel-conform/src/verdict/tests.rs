@@ -62,7 +62,12 @@ fn a_failed_injected_assertion_is_located() {
     assert_eq!(f.key(), "injected.value");
     assert_eq!(f.at.as_deref(), Some("#2 value o.a"));
     // A harness assertion without a marker stays a plain assertion failure.
-    let v = judge(&n, &exc("Test262Error", "Expected SameValue(«1», «2») to be true"), "", HostTraits::EXACT);
+    let v = judge(
+        &n,
+        &exc("Test262Error", "Expected SameValue(«1», «2») to be true"),
+        "",
+        HostTraits::EXACT,
+    );
     assert_eq!(v.failure().map(|f| f.key()), Some("assert.sameValue".to_string()));
     // A host whose global object is not conformant is not judged on global descriptors.
     let node = HostTraits {
