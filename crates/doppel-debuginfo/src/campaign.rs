@@ -309,8 +309,8 @@ impl Job for DebuginfoJob<'_> {
 
 struct Shared {
     stats: Mutex<Stats>,
-    /// Culprits found so far per signature without culprit: a class is
-    /// bisected once, its later members reuse the result.
+    /// Culprits found so far per program hash and signature without
+    /// culprit (`culprit_for`).
     bisected: Mutex<HashMap<String, Option<bisect::Culprit>>>,
     compilers: Arc<Vec<Compiler>>,
     cache: BuildCache,
@@ -703,20 +703,28 @@ impl FindingInput<'_> {
     }
 }
 
-/// The culprit of a wrong value: bisected once per signature (without
-/// culprit) in this campaign, reused for the class's later members.
+/// The culprit of a wrong value: bisected once per program and signature
+/// (without culprit) in this campaign, reused for that program's later
+/// findings of the signature.
+///
+/// Per program, not per signature alone: a program is checked by one job
+/// in a fixed order, so its culprit does not depend on which job reached
+/// the signature first. Keyed by signature alone, two programs of one GCC
+/// -Os signature (corpus/debuginfo's fig9c and fig9f) got `-fschedule-insns2`
+/// or `-fivopts+-ftree-loop-optimize` depending on the jobs' timing.
 async fn culprit_for(
     f: &FindingInput<'_>,
     dbgs: &mut [(String, Box<dyn Debugger>)],
     shared: &Shared,
 ) -> Option<bisect::Culprit> {
-    let key = triage::signature(
+    let signature = triage::signature(
         &f.build.compiler.tag(),
         &f.build.level,
         f.suspect(),
         None,
         f.reference.pair.variable.kind.name(),
     );
+    let key = format!("{} {signature}", f.program.hash);
     if let Some(c) = shared.bisected.lock().await.get(&key) {
         return c.clone();
     }
@@ -736,7 +744,7 @@ async fn culprit_for(
     )
     .await;
     if let Err(e) = &result {
-        tracing::warn!("bisection of {key} failed: {e}");
+        tracing::warn!("bisection of {signature} in {} failed: {e}", f.program.name);
     }
     shared.stats.lock().await.bisections += 1;
     let culprit = result.ok();
