@@ -13,14 +13,21 @@ use doppel_engines::EnginesConfig;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// Seconds each engine's command in `run.sh` may take before timeout(1)
+/// kills it (exit 124): a reproducer never hangs.
+const REPRO_TIMEOUT_S: u32 = 60;
+
 /// The shell command running `prepared.js` on `engine` (`$E`: the engines
 /// directory), or `None` when the engine has no command outside doppel's worker.
 fn command(engine: &str) -> Option<&'static str> {
     Some(match engine {
         "engine262" => "node \"$E/npm/node_modules/@engine262/engine262/lib/node/bin.mjs\" --no-inspect prepared.js",
         "v8-mini-racer" => {
-            "\"$E/venv/bin/python\" -c 'import sys; from py_mini_racer import MiniRacer; m = MiniRacer(); \
-             m.eval(\"globalThis.print = function () {}\"); print(m.eval(open(sys.argv[1]).read()))' prepared.js"
+            // os._exit: a one-shot MiniRacer can hang in Python's finalization
+            // (one thread left in a futex wait; seen on a fresh machine).
+            "\"$E/venv/bin/python\" -c 'import os, sys; from py_mini_racer import MiniRacer; m = MiniRacer(); \
+             m.eval(\"globalThis.print = function () {}\"); print(m.eval(open(sys.argv[1]).read())); \
+             sys.stdout.flush(); os._exit(0)' prepared.js"
         }
         "v8-node" => {
             "node -e 'globalThis.print = console.log; \
@@ -93,7 +100,7 @@ pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
         );
         match command(&r.engine) {
             Some(c) => {
-                let _ = writeln!(sh, "{c}; echo \"exit $?\"");
+                let _ = writeln!(sh, "timeout -k 5 {REPRO_TIMEOUT_S} {c}; echo \"exit $?\"");
             }
             None => {
                 let _ = writeln!(
