@@ -951,6 +951,7 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
             suspect: Some(suspect),
             culprit: culprit.cloned(),
             reduced: None,
+            dwarf: None,
         }
         .to_value(),
         debuggers: Vec::new(),

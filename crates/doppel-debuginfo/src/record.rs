@@ -93,6 +93,30 @@ pub struct FindingRecord {
     /// before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduced: Option<ReducedText>,
+    /// What the DWARF says at the pause address (absent in records written
+    /// before it existed, and when the binary could not be read): the input
+    /// of root-cause deduplication (issue 17, part 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dwarf: Option<DwarfSituation>,
+}
+
+/// The DWARF situation of a wrong value at the address the debugger paused
+/// at: the variable's location description (`.debug_loclists` /
+/// `.debug_loc` / `DW_AT_location`, DWARF 5 section 2.6) and the line
+/// table's rows there (`.debug_line`, DWARF 5 section 6.2). Two findings
+/// with the same situation, compiler and debugger very likely share one
+/// root cause, whatever their program, line or level.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DwarfSituation {
+    /// The location description's operators with constants abstracted to
+    /// `K`, joined by `; ` (`DW_OP_fbreg K`, `DW_OP_addr K; DW_OP_stack_value`,
+    /// `DW_OP_reg6`, `DW_OP_lit0; DW_OP_stack_value`), `<no location>` when no
+    /// range covers the address, `<unknown>` when it could not be read.
+    pub location_pattern: String,
+    /// The line-table situation of the pause address, facts joined by `+`
+    /// in a fixed order (`is_stmt`, `no_is_stmt`, `view_nonzero`,
+    /// `for_increment`, `for_condition`, `after_body`, ...).
+    pub line_situation: String,
 }
 
 /// A program: its preparation (actionable pairs, references, rejections)
