@@ -48,6 +48,11 @@ enum Command {
     Show(cmd::show::ShowArgs),
     /// Re-run a stored run and say whether it reproduces.
     Replay(cmd::replay::ReplayArgs),
+    /// Reduce a stored finding (differential: delta debugging of its actions, then C-Vise on its C program) and store the reduced case; replay and repro use it.
+    Reduce(cmd::reduce::ReduceArgs),
+    /// The interestingness test of program reduction (run by C-Vise's script).
+    #[command(hide = true)]
+    ReduceProbe(cmd::reduce::ReduceProbeArgs),
     /// Write a stand-alone reproducer (C: program, gdb and lldb command files; JavaScript: scripts, page, Node CDP replay; run.sh).
     Repro(cmd::repro::ReproArgs),
     /// Re-judge stored divergences under the current normalization rules and policies.
@@ -123,6 +128,8 @@ fn main() -> ExitCode {
             Command::Show(a) => cmd::show::run(a, &db).await,
             Command::Replay(a) => cmd::replay::run(a, &db).await,
             Command::Repro(a) => cmd::repro::run(a, &db).await,
+            Command::Reduce(a) => cmd::reduce::run(a, &db).await,
+            Command::ReduceProbe(a) => cmd::reduce::probe(a).await,
             Command::Report(a) => cmd::report::run(a, &db).await,
             Command::Reclassify(a) => cmd::reclassify::run(a, &db).await,
             Command::Backends => cmd::backends::run(&settings),

@@ -93,6 +93,36 @@ pub struct Reproducer {
     pub how: String,
 }
 
+/// How [`Technique::reduce`] reduces a finding (issue 17, item 5).
+#[derive(Debug, Clone)]
+pub struct ReduceOptions {
+    /// Wall-time budget of each step (delta debugging of the actions, then
+    /// program reduction).
+    pub budget: std::time::Duration,
+    /// Whether the program is reduced too (C: C-Vise), after the actions.
+    pub program: bool,
+    /// The `doppel` executable an interestingness script calls.
+    pub doppel_exe: PathBuf,
+    /// A directory for the reduction's files (scripts, C-Vise's variants).
+    pub work_dir: PathBuf,
+}
+
+/// A reduced finding.
+#[derive(Debug, Clone)]
+pub struct Reduction {
+    /// The run with its reduced case in its record, to be stored again
+    /// (same key: the stored run is replaced and keeps its id).
+    pub run: RunRecord,
+    /// For people: `reduced: 3 of 14 actions, 12 of 180 lines (...)`.
+    pub summary: String,
+    /// Actions of the reduced case and of the original up to its finding.
+    pub actions: (usize, usize),
+    /// Lines of the reduced program and of the original.
+    pub lines: (usize, usize),
+    /// Wall time of the whole reduction, milliseconds.
+    pub elapsed_ms: f64,
+}
+
 /// A technique, as the commands see it. Object safe: the registry holds
 /// `Box<dyn Technique>`.
 #[async_trait::async_trait]
@@ -132,6 +162,19 @@ pub trait Technique: Send + Sync {
 
     /// Writes a stand-alone reproducer of the run into `out`.
     async fn repro(&self, run: &RunRecord, ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer>;
+
+    /// Reduces the run's finding (`doppel reduce`, a campaign's `--reduce`).
+    /// `Ok(None)`: the technique does not reduce its findings this way (the
+    /// default). Errors: the run is not a finding, cannot be replayed, or
+    /// does not reproduce.
+    async fn reduce(
+        &self,
+        _run: &RunRecord,
+        _ctx: &TechniqueContext,
+        _options: &ReduceOptions,
+    ) -> anyhow::Result<Option<Reduction>> {
+        Ok(None)
+    }
 
     /// Whether `doppel reclassify` re-judges this technique's runs.
     fn reclassifies(&self) -> bool {

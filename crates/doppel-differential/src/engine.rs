@@ -48,18 +48,34 @@ pub struct RunOutcome {
     pub duration_ms: f64,
 }
 
-struct Recorder {
-    start: Instant,
-    traces: Vec<Trace>,
-    actions: usize,
+/// The traces of a run being recorded (shared with [`crate::scripted`]).
+pub(crate) struct Recorder {
+    pub(crate) start: Instant,
+    pub(crate) traces: Vec<Trace>,
+    pub(crate) actions: usize,
 }
 
 impl Recorder {
-    fn ms(&self) -> f64 {
+    /// An empty recording over `debuggers`, its clock started.
+    pub(crate) fn new(debuggers: &[Box<dyn Debugger>]) -> Recorder {
+        Recorder {
+            start: Instant::now(),
+            traces: debuggers
+                .iter()
+                .map(|d| Trace {
+                    debugger: d.info().clone(),
+                    events: vec![],
+                })
+                .collect(),
+            actions: 0,
+        }
+    }
+
+    pub(crate) fn ms(&self) -> f64 {
         self.start.elapsed().as_secs_f64() * 1000.0
     }
 
-    fn action(&mut self, a: &Action) {
+    pub(crate) fn action(&mut self, a: &Action) {
         let t = self.ms();
         for tr in &mut self.traces {
             tr.events.push(Event {
@@ -72,7 +88,7 @@ impl Recorder {
     }
 
     /// Records a policy divergence the run goes on past, in every trace.
-    fn note(&mut self, f: Finding) {
+    pub(crate) fn note(&mut self, f: Finding) {
         let t = self.ms();
         for tr in &mut self.traces {
             tr.events.push(Event {
@@ -83,7 +99,7 @@ impl Recorder {
         }
     }
 
-    fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
+    pub(crate) fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
         let t = self.ms();
         for ((tr, d), o) in self.traces.iter_mut().zip(dbg.iter_mut()).zip(outs) {
             tr.events.push(Event {
@@ -105,17 +121,7 @@ pub async fn run(
     cfg: &DiffConfig,
     node_type: NodeTypeOf<'_>,
 ) -> RunOutcome {
-    let mut rec = Recorder {
-        start: Instant::now(),
-        traces: debuggers
-            .iter()
-            .map(|d| Trace {
-                debugger: d.info().clone(),
-                events: vec![],
-            })
-            .collect(),
-        actions: 0,
-    };
+    let mut rec = Recorder::new(debuggers);
     let verdict = drive(debuggers, subject, seed, cfg, node_type, &mut rec).await;
     join_all(debuggers.iter_mut().map(|d| d.reset())).await;
     for d in debuggers.iter_mut() {
@@ -150,30 +156,8 @@ async fn drive(
         Verdict::Divergence(note(rec, action, line, d))
     };
 
-    // Load: a debugger that cannot load the program fails the run before any action.
-    let loads = join_all(dbg.iter_mut().map(|d| d.load(subject))).await;
-    if loads.iter().any(|o| matches!(o, Output::Failed { .. })) {
-        rec.action(&Action::Start);
-        let outs: Vec<Output> = loads
-            .into_iter()
-            .map(|o| {
-                if matches!(o, Output::Failed { .. }) {
-                    o
-                } else {
-                    Output::Finished {
-                        exit_code: None,
-                        signal: None,
-                    }
-                }
-            })
-            .collect();
-        rec.outputs(dbg, &outs);
-        let d = oracle::compare(&names, &outs, &cfg.normalization, cfg.compare_columns).unwrap_or_else(|| Difference {
-            kind: DivergenceKind::ToolFailure,
-            detail: "load failed".into(),
-            policy: None,
-        });
-        return finding(rec, Action::Start, None, d);
+    if let Some(v) = load(dbg, subject, cfg, &names, node_type, rec).await {
+        return v;
     }
 
     // 1. Breakpoints (Algorithm 1, lines 2-15).
@@ -289,6 +273,51 @@ async fn drive(
         let line = state.as_ref().map(|s| s.location.line);
         last = (action, line, state);
     }
+}
+
+/// Loads `subject` into every debugger. A debugger that cannot load the
+/// program fails the run before any action: the verdict is returned (a
+/// `tool_failure` divergence at `start`), else `None`.
+pub(crate) async fn load(
+    dbg: &mut [Box<dyn Debugger>],
+    subject: &Subject,
+    cfg: &DiffConfig,
+    names: &[String],
+    node_type: NodeTypeOf<'_>,
+    rec: &mut Recorder,
+) -> Option<Verdict> {
+    let loads = join_all(dbg.iter_mut().map(|d| d.load(subject))).await;
+    if loads.iter().any(|o| matches!(o, Output::Failed { .. })) {
+        rec.action(&Action::Start);
+        let outs: Vec<Output> = loads
+            .into_iter()
+            .map(|o| {
+                if matches!(o, Output::Failed { .. }) {
+                    o
+                } else {
+                    Output::Finished {
+                        exit_code: None,
+                        signal: None,
+                    }
+                }
+            })
+            .collect();
+        rec.outputs(dbg, &outs);
+        let d = oracle::compare(names, &outs, &cfg.normalization, cfg.compare_columns).unwrap_or_else(|| Difference {
+            kind: DivergenceKind::ToolFailure,
+            detail: "load failed".into(),
+            policy: None,
+        });
+        let class = crate::class::class_key(d.kind, doppel_core::ActionKind::Start, node_type(None), d.policy.as_deref());
+        return Some(Verdict::Divergence(Finding {
+            class,
+            action_index: Some(rec.actions - 1),
+            last_action: Some(Action::Start),
+            line: None,
+            detail: d.detail,
+        }));
+    }
+    None
 }
 
 /// Picks an execution action by weight.

@@ -11,6 +11,8 @@
 //! - [`completion`]: completed runs per number of execution actions (DBDB Figure 7);
 //! - [`record`]: what a run stores (configuration and input), written and read through one type;
 //! - [`reclassify`]: re-judging stored runs under the current rules;
+//! - [`scripted`]: a run of a given action sequence (delta debugging's test);
+//! - [`reduce`]: delta debugging of a finding's actions; [`reduce_program`]: C-Vise on its program;
 //! - [`replay`]: a stored run again, its subject rebuilt from the stored input;
 //! - [`technique`]: the technique seam (show, replay, repro, reclassify, report) for the commands.
 //!
@@ -30,7 +32,10 @@ pub mod engine;
 pub mod oracle;
 pub mod reclassify;
 pub mod record;
+pub mod reduce;
+pub mod reduce_program;
 pub mod replay;
+pub mod scripted;
 pub mod technique;
 
 pub use config::{ActionWeights, BreakpointLines, DiffConfig};

@@ -24,6 +24,10 @@ pub struct DiffRecord {
     /// Program text, scripts and backend settings.
     #[serde(flatten)]
     pub input: DebuggerInput,
+    /// The finding's reduced case (`doppel reduce`, `--reduce`); absent in
+    /// runs not reduced and in records written before reduction existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<crate::reduce::ReducedCase>,
 }
 
 impl DiffRecord {
@@ -42,6 +46,7 @@ impl DiffRecord {
                 scripts: (!scripts.is_empty()).then_some(scripts),
                 debugger: spec.debugger.clone(),
             },
+            reduced: None,
         }
     }
 

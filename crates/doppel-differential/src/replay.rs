@@ -117,6 +117,40 @@ pub async fn replay(r: &RunRecord, cache_dir: &Path, times: usize) -> anyhow::Re
             notes: Vec::new(),
         });
     }
+    // The reduced case (`doppel reduce`): its program and action sequence,
+    // run as a script; it reproduces when the class comes back.
+    if let Some(case) = &rec.reduced
+        && let Some(reduced) = crate::reduce::reduced_run(r)
+    {
+        let rrec = DiffRecord::of(&reduced)?;
+        let rp = prepared_of(&reduced, &rrec.input, cache_dir).await?;
+        let class = r.verdict.finding().map(|f| f.class.clone());
+        let per_test = crate::reduce::per_test_timeout(&rrec, case.actions.len());
+        for _ in 0..times.max(1) {
+            let note = format!(
+                "reduced case: {} of {} actions, {} of {} lines",
+                case.actions.len(),
+                case.original_actions,
+                case.lines,
+                case.original_lines
+            );
+            let (reproduces, got) = match (&rp.error, &class) {
+                (Some(e), _) => (false, format!("the reduced program does not build: {e}")),
+                (None, Some(class)) => {
+                    match crate::reduce::try_script(&rrec, &rp, &case.actions, &mut dbg, per_test).await? {
+                        Some(o) => (crate::reduce::same_class(&o.verdict, class), describe(&o.verdict)),
+                        None => (false, "timed out".into()),
+                    }
+                }
+                (None, None) => (false, "the stored run is not a divergence".into()),
+            };
+            report.attempts.push(ReplayAttempt {
+                reproduces,
+                got,
+                notes: vec![note],
+            });
+        }
+    }
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }

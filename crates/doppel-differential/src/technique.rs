@@ -3,7 +3,7 @@
 use crate::class::CLASS_PARTS;
 use crate::record::DiffRecord;
 use doppel_core::report::trace_table;
-use doppel_core::technique::{ReplayReport, Reproducer, RunView, Technique, TechniqueContext};
+use doppel_core::technique::{ReduceOptions, Reduction, ReplayReport, Reproducer, RunView, Technique, TechniqueContext};
 use doppel_core::{ClassKey, ClassPartSpec, Language, RunRecord, Verdict};
 use std::path::Path;
 
@@ -160,6 +160,9 @@ impl Technique for Differential {
     fn view(&self, run: &RunRecord) -> anyhow::Result<RunView> {
         let mut lines = verdict_lines(&run.verdict);
         lines.extend(policy_note_lines(run));
+        if let Some(case) = DiffRecord::of(run).ok().and_then(|r| r.reduced) {
+            lines.push(crate::reduce::describe(&case));
+        }
         Ok(RunView {
             lines,
             tables: vec![trace_table(run)],
@@ -177,10 +180,21 @@ impl Technique for Differential {
     }
 
     async fn repro(&self, run: &RunRecord, _ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer> {
+        // The reduced case when there is one (`doppel reduce`, `--reduce`).
+        let reduced = crate::reduce::reduced_run(run);
         Ok(Reproducer {
-            files: crate::repro::write(run, out)?,
+            files: crate::repro::write(reduced.as_ref().unwrap_or(run), out)?,
             how: how_to_run(run.subject.language, out),
         })
+    }
+
+    async fn reduce(
+        &self,
+        run: &RunRecord,
+        ctx: &TechniqueContext,
+        options: &ReduceOptions,
+    ) -> anyhow::Result<Option<Reduction>> {
+        crate::reduce::reduce_run(run, &ctx.cache_dir, options).await.map(Some)
     }
 
     fn reclassifies(&self) -> bool {

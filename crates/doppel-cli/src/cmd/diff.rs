@@ -104,6 +104,8 @@ pub struct DiffArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub runner: super::campaign::RunnerArgs,
+    #[command(flatten)]
+    pub reduce: super::reduce::ReduceFlags,
     /// C files or directories (default: the bundled corpus).
     pub paths: Vec<PathBuf>,
 }
@@ -263,6 +265,7 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
+    super::reduce::after_campaign(&store, db, &filter, &a.reduce).await?;
     if let Some(dir) = &a.report {
         let index = super::report::write(&store, &filter, dir, &spec).await?;
         eprintln!("report: {}", index.display());

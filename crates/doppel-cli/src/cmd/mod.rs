@@ -21,6 +21,7 @@ pub mod engines;
 pub mod localize;
 pub mod meta;
 pub mod reclassify;
+pub mod reduce;
 pub mod replay;
 pub mod report;
 pub mod repro;

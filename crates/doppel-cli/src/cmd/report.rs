@@ -33,6 +33,7 @@ pub fn parameters(spec: &CampaignSpec) -> Vec<(String, String)> {
                 scripts: None,
                 debugger: spec.debugger.clone(),
             },
+            reduced: None,
         },
     );
     p.insert(p.len() - 1, ("jobs".into(), spec.jobs.to_string()));

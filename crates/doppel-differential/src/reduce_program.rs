@@ -1,0 +1,393 @@
+//! Program reduction of a differential C finding with C-Vise, after its
+//! action sequence was reduced ([`crate::reduce`]).
+//!
+//! C-Vise renumbers lines, and the actions name lines. So every line a
+//! breakpoint action names is marked with a comment `/*DOPPEL_B<k>*/` at
+//! column 1 (k: the line's index in [`ProbeCase::lines`]); a comment changes
+//! neither code nor line numbers (the debug-info reduction's device,
+//! `doppel_debuginfo::reduce::MARKER`). A variant is interesting iff (the
+//! script of [`interestingness_script`]):
+//! 1. it passes a `-fsyntax-only` check with the warnings C-Vise artefacts
+//!    cause made errors (implicit int, implicit declarations, ...);
+//! 2. `doppel reduce-probe --case case.json a.c` ([`probe`]) exits 0: every
+//!    marker occurs exactly once, the program builds with the run's recipe,
+//!    and the reduced actions, their lines taken from the markers, diverge
+//!    in the real debuggers with the finding's class key.
+//!
+//! The kept program has its markers removed (lines unchanged) and is run
+//! once more in-process before it is stored.
+
+use crate::reduce::{ReducedCase, same_class, try_script};
+use crate::record::DiffRecord;
+use doppel_core::process::{self, Sandbox};
+use doppel_core::{Action, ClassKey, Language, Location, RunRecord};
+use doppel_lang::c::BuildRecipe;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::process::Command;
+
+/// What the probe of a variant needs: written as `case.json` next to the
+/// script.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeCase {
+    /// The run (traces dropped): configuration, subject and build recipe.
+    pub run: RunRecord,
+    /// The reduced actions, lines as in the original program.
+    pub actions: Vec<Action>,
+    /// The original lines that carry marker k (index k).
+    pub lines: Vec<u32>,
+    /// The class the variant must diverge with.
+    pub class: ClassKey,
+    /// The build cache directory.
+    pub cache_dir: PathBuf,
+}
+
+/// The marker of line index `k`.
+pub fn marker(k: usize) -> String {
+    format!("/*DOPPEL_B{k}*/")
+}
+
+/// The distinct lines the breakpoint actions of `actions` name, in order
+/// of first use.
+pub fn breakpoint_lines(actions: &[Action]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for a in actions {
+        if let Action::SetBreakpoint { at } | Action::RemoveBreakpoint { at } = a
+            && !out.contains(&at.line)
+        {
+            out.push(at.line);
+        }
+    }
+    out
+}
+
+/// `text` with [`marker`]`(k)` at column 1 of line `lines[k]`.
+pub fn mark(text: &str, lines: &[u32]) -> String {
+    let mut out = String::with_capacity(text.len() + 16 * lines.len());
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if let Some(k) = lines.iter().position(|&n| n as usize == i + 1) {
+            out.push_str(&marker(k));
+        }
+        out.push_str(l);
+    }
+    out
+}
+
+/// The line of each of `count` markers in `text`, or `None` unless each
+/// occurs exactly once.
+pub fn marker_lines(text: &str, count: usize) -> Option<Vec<u32>> {
+    (0..count)
+        .map(|k| {
+            let m = marker(k);
+            if text.matches(&m).count() != 1 {
+                return None;
+            }
+            Some(text[..text.find(&m)?].matches('\n').count() as u32 + 1)
+        })
+        .collect()
+}
+
+/// `text` without markers: removed at the start of a line, a space
+/// elsewhere (so no two tokens are joined); line numbers stay.
+pub fn strip_markers(text: &str, count: usize) -> String {
+    let mut t = text.to_string();
+    for k in 0..count {
+        let m = marker(k);
+        while let Some(i) = t.find(&m) {
+            let at_start = t[..i].chars().rev().take_while(|c| *c != '\n').all(char::is_whitespace);
+            t.replace_range(i..i + m.len(), if at_start { "" } else { " " });
+        }
+    }
+    t
+}
+
+/// `actions` with each breakpoint line `from[k]` moved to `to[k]`.
+pub fn reline(actions: &[Action], from: &[u32], to: &[u32]) -> Vec<Action> {
+    let map = |at: &Location| {
+        let k = from.iter().position(|&l| l == at.line);
+        Location {
+            line: k.map(|k| to[k]).unwrap_or(at.line),
+            ..at.clone()
+        }
+    };
+    actions
+        .iter()
+        .map(|a| match a {
+            Action::SetBreakpoint { at } => Action::SetBreakpoint { at: map(at) },
+            Action::RemoveBreakpoint { at } => Action::RemoveBreakpoint { at: map(at) },
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// Runs the case's actions on the program `text` (marked or not: with
+/// `marked`, the lines come from its markers) and says whether it diverges
+/// with the case's class; `Err` with the reason when not.
+///
+/// Errors (outer): a debugger cannot be created, I/O.
+pub async fn probe(case: &ProbeCase, text: &str, marked: bool) -> anyhow::Result<Result<crate::engine::RunOutcome, String>> {
+    let actions = if marked {
+        match marker_lines(text, case.lines.len()) {
+            Some(to) => reline(&case.actions, &case.lines, &to),
+            None => return Ok(Err("a marker is missing or duplicated".into())),
+        }
+    } else {
+        case.actions.clone()
+    };
+    let mut run = case.run.clone();
+    let mut rec = DiffRecord::of(&run)?;
+    rec.input.source_text = text.to_string();
+    rec.reduced = None;
+    run.config = rec.to_value();
+    run.subject.hash = crate::reduce::text_hash(text);
+    run.subject.line_count = text.lines().count() as u32;
+    let p = crate::replay::prepared_of(&run, &rec.input, &case.cache_dir).await?;
+    if let Some(e) = &p.error {
+        return Ok(Err(format!("does not build: {}", e.lines().next().unwrap_or(""))));
+    }
+    let mut dbg = crate::campaign::create_debuggers(&rec.spec("reduce".into()))?;
+    let out = try_script(&rec, &p, &actions, &mut dbg, crate::reduce::per_test_timeout(&rec, actions.len())).await?;
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+    Ok(match out {
+        Some(o) if same_class(&o.verdict, &case.class) => Ok(o),
+        Some(o) => Err(format!("verdict {}", crate::replay::describe(&o.verdict))),
+        None => Err("timed out".into()),
+    })
+}
+
+/// Warnings made errors in the syntax check: artefacts of C-Vise that
+/// compilers accept silently (as the debug-info reduction's
+/// `DEFAULT_WARNING_ERRORS`).
+pub const WARNING_ERRORS: [&str; 5] = [
+    "implicit-int",
+    "implicit-function-declaration",
+    "return-type",
+    "int-conversion",
+    "incompatible-pointer-types",
+];
+
+/// Quotes `s` for POSIX sh.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Seconds a variant may run alone (without a debugger) in the
+/// termination check.
+pub const RUN_ALONE_SECONDS: u32 = 10;
+
+/// The sh lines that build `a.c` with `recipe` into `doppel-prog`, run it
+/// alone under a timeout and leave its exit status in `$status` (124: the
+/// timeout).
+fn run_alone(recipe: &BuildRecipe) -> String {
+    let flags: Vec<String> = recipe.flags.iter().map(|f| sh_quote(f)).collect();
+    format!(
+        "timeout -k 5 30 {cc} {flags} a.c -o doppel-prog >/dev/null 2>&1 || exit 1\n\
+         timeout -k 2 {secs} ./doppel-prog >/dev/null 2>&1 </dev/null\nstatus=$?\n",
+        cc = sh_quote(&recipe.compiler),
+        flags = flags.join(" "),
+        secs = RUN_ALONE_SECONDS,
+    )
+}
+
+/// The interestingness script: `sh`, run by C-Vise in a directory holding
+/// the variant `a.c`; exit 0 iff interesting: the syntax check, the
+/// variant run alone ends with exit status `status` (the original's, so a
+/// variant that loops forever or crashes where the original did not is
+/// not kept), then the probe (see the module docs).
+pub fn interestingness_script(
+    doppel_exe: &Path,
+    case_json: &Path,
+    recipe: &BuildRecipe,
+    status: i32,
+    probe_timeout: Duration,
+) -> String {
+    let werr: Vec<String> = WARNING_ERRORS.iter().map(|w| format!("-Werror={w}")).collect();
+    format!(
+        "#!/bin/sh\n# doppel interestingness test (generated by doppel-differential reduce_program).\n\
+         # Run by C-Vise in a directory holding the variant a.c; exit 0 = interesting.\n\
+         timeout -k 5 30 {cc} -fsyntax-only {werr} a.c >/dev/null 2>&1 || exit 1\n\
+         {alone}[ \"$status\" = {status} ] || exit 1\n\
+         exec timeout -k 10 {pt} {doppel} reduce-probe --case {case} a.c >doppel-probe.out 2>&1\n",
+        cc = sh_quote(&recipe.compiler),
+        werr = werr.join(" "),
+        alone = run_alone(recipe),
+        pt = probe_timeout.as_secs(),
+        doppel = sh_quote(&doppel_exe.to_string_lossy()),
+        case = sh_quote(&case_json.to_string_lossy()),
+    )
+}
+
+/// The exit status of the program `a.c` in `dir` run alone (124: it ran
+/// past [`RUN_ALONE_SECONDS`]).
+///
+/// Errors: it does not build, or sh cannot run.
+async fn status_alone(dir: &Path, recipe: &BuildRecipe) -> anyhow::Result<i32> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("{}exit $status\n", run_alone(recipe)))
+        .current_dir(dir);
+    let done = process::run(cmd, Duration::from_secs(60), Sandbox { isolate_network: false }).await?;
+    match done.code {
+        Some(c) if !done.timed_out => Ok(c),
+        _ => anyhow::bail!("the original program does not build or run alone: {}", done.stderr.trim()),
+    }
+}
+
+/// Reduces the program of `case` (a C finding whose actions were reduced)
+/// with C-Vise within `budget`, working in `work` (created). On success the
+/// case holds the reduced program (markers removed), its relined actions
+/// and the traces of a confirming run; when C-Vise finds nothing smaller,
+/// or the result does not confirm, the case is returned with a note.
+///
+/// Errors: not a C run, `cvise` missing, I/O.
+pub async fn reduce_program(
+    run: &RunRecord,
+    mut case: ReducedCase,
+    doppel_exe: &Path,
+    cache_dir: &Path,
+    work: &Path,
+    budget: Duration,
+) -> anyhow::Result<ReducedCase> {
+    let started = Instant::now();
+    if run.subject.language != Language::C {
+        anyhow::bail!("program reduction is for C runs (this is {:?})", run.subject.language);
+    }
+    let cvise = process::which("cvise").ok_or_else(|| anyhow::anyhow!("cvise is not installed"))?;
+    let rec = DiffRecord::of(run)?;
+    let class = case
+        .verdict
+        .finding()
+        .map(|f| f.class.clone())
+        .ok_or_else(|| anyhow::anyhow!("the reduced case is not a divergence"))?;
+    let lines = breakpoint_lines(&case.actions);
+    let mut bare = run.clone();
+    bare.traces.clear();
+    let probe_case = ProbeCase {
+        run: bare,
+        actions: case.actions.clone(),
+        lines: lines.clone(),
+        class,
+        cache_dir: cache_dir.to_path_buf(),
+    };
+    std::fs::create_dir_all(work)?;
+    let work = work.canonicalize()?;
+    let case_json = work.join("case.json");
+    std::fs::write(&case_json, serde_json::to_string(&probe_case)?)?;
+    let recipe = BuildRecipe::parse(&run.subject.build).map_err(anyhow::Error::msg)?;
+    let per_probe = crate::reduce::per_test_timeout(&rec, case.actions.len()) + Duration::from_secs(30);
+    let variant_dir = work.join("cvise");
+    std::fs::create_dir_all(&variant_dir)?;
+    let marked = mark(&rec.input.source_text, &lines);
+    std::fs::write(variant_dir.join("a.c"), &marked)?;
+    let status = status_alone(&variant_dir, &recipe).await?;
+    let script = work.join("interesting.sh");
+    std::fs::write(&script, interestingness_script(doppel_exe, &case_json, &recipe, status, per_probe))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let mut cmd = Command::new(cvise);
+    cmd.arg("--n")
+        .arg("1")
+        .arg("--timeout")
+        .arg(per_probe.as_secs().to_string())
+        .arg("--tidy")
+        .arg(&script)
+        .arg("a.c")
+        .current_dir(&variant_dir);
+    let done = process::run(cmd, budget, Sandbox { isolate_network: false }).await?;
+    std::fs::write(
+        work.join("cvise.log"),
+        format!(
+            "exit: {:?}, timed out: {}\n--- stdout\n{}\n--- stderr\n{}\n",
+            done.code, done.timed_out, done.stdout, done.stderr
+        ),
+    )?;
+    case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+    if done.timed_out {
+        case.notes.push(format!("C-Vise stopped at its budget of {} s", budget.as_secs()));
+    } else if done.code != Some(0) {
+        let why = done.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+        case.notes.push(format!("C-Vise failed (status {:?}): {why}", done.code));
+        return Ok(case);
+    }
+    let candidate = std::fs::read_to_string(variant_dir.join("a.c")).unwrap_or_default();
+    let Some(to) = marker_lines(&candidate, lines.len()) else {
+        case.notes.push("C-Vise's result lost a marker; the original program is kept".into());
+        return Ok(case);
+    };
+    let stripped = strip_markers(&candidate, lines.len());
+    if stripped.lines().count() >= case.lines {
+        case.notes.push("C-Vise found no smaller program".into());
+        return Ok(case);
+    }
+    let relined = reline(&case.actions, &lines, &to);
+    let confirm_case = ProbeCase {
+        actions: relined.clone(),
+        ..probe_case
+    };
+    match probe(&confirm_case, &stripped, false).await? {
+        Ok(o) => {
+            case.lines = stripped.lines().count();
+            case.source_text = Some(stripped);
+            case.actions = relined;
+            case.verdict = o.verdict;
+            case.traces = o.traces;
+        }
+        Err(why) => case
+            .notes
+            .push(format!("the reduced program did not confirm without markers ({why}); the original is kept")),
+    }
+    case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+    Ok(case)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bp(line: u32) -> Action {
+        Action::SetBreakpoint {
+            at: Location::line("p.c", line),
+        }
+    }
+
+    #[test]
+    fn markers_round_trip_and_keep_lines() {
+        let text = "int g;\nint main(void) {\n  g = 1;\n  return g;\n}\n";
+        let actions = vec![bp(3), Action::Start, bp(4)];
+        let lines = breakpoint_lines(&actions);
+        assert_eq!(lines, [3, 4]);
+        let m = mark(text, &lines);
+        assert_eq!(m, "int g;\nint main(void) {\n/*DOPPEL_B0*/  g = 1;\n/*DOPPEL_B1*/  return g;\n}\n");
+        assert_eq!(marker_lines(&m, 2), Some(vec![3, 4]));
+        assert_eq!(strip_markers(&m, 2), text);
+        // C-Vise removed line 2 and joined tokens around a marker.
+        let reduced = "int g;\n/*DOPPEL_B0*/g = 1;\nint/*DOPPEL_B1*/x;\n";
+        assert_eq!(marker_lines(reduced, 2), Some(vec![2, 3]));
+        assert_eq!(strip_markers(reduced, 2), "int g;\ng = 1;\nint x;\n");
+        assert_eq!(reline(&actions, &lines, &[2, 3]), vec![bp(2), Action::Start, bp(3)]);
+        assert_eq!(marker_lines("/*DOPPEL_B0*/\n/*DOPPEL_B0*/", 1), None, "duplicated");
+        assert_eq!(marker_lines("x", 1), None, "missing");
+    }
+
+    #[test]
+    fn script_quotes_its_arguments() {
+        let recipe = BuildRecipe::parse("gcc -O0 -g").unwrap();
+        let s = interestingness_script(
+            Path::new("/opt/it's/doppel"),
+            Path::new("/w/case.json"),
+            &recipe,
+            3,
+            Duration::from_secs(40),
+        );
+        assert!(s.contains("'/opt/it'\\''s/doppel' reduce-probe --case '/w/case.json' a.c"), "{s}");
+        assert!(s.contains("'gcc' '-O0' '-g' a.c -o doppel-prog"), "{s}");
+        assert!(s.contains("[ \"$status\" = 3 ] || exit 1"), "{s}");
+        assert!(s.contains("-Werror=implicit-int"));
+        assert!(s.starts_with("#!/bin/sh\n"));
+    }
+}
