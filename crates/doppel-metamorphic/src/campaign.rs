@@ -294,6 +294,8 @@ pub fn record(spec: &MetaSpec, sequence: &str, seed: u64, t: &TestRecord) -> Run
             scripts: (!scripts.is_empty()).then_some(scripts),
             debugger: debugger_config(&spec.debugger_config),
         },
+        reduced: None,
+        reduced_follow_up: None,
     }
     .to_value();
     let mut traces = vec![t.initial_trace.clone()];

@@ -17,6 +17,7 @@
 //! - [`follow_up`]: the live follow-up run with resynchronization;
 //! - [`round`]: one metamorphic test;
 //! - [`sequence`]: iterative testing (section 3.3);
+//! - [`reduce`]: delta debugging of a finding's initial actions (issue 17, item 5);
 //! - [`repro`]: the two inputs of a test as stand-alone reproducers;
 //! - [`record`]: what a test stores (configuration, inputs), written and read through one type;
 //! - [`technique`]: the technique seam (show, replay, repro, report) for the commands;
@@ -30,6 +31,7 @@ pub mod config;
 pub mod follow_up;
 pub mod program;
 pub mod record;
+pub mod reduce;
 pub mod relation;
 pub mod repro;
 pub mod round;

@@ -51,6 +51,15 @@ pub struct MetaRecord {
     /// The initial program's text, scripts and the backend settings.
     #[serde(flatten)]
     pub input: DebuggerInput,
+    /// The test's reduced case (`doppel reduce`, `--reduce`): the reduced
+    /// initial actions, the initial and follow-up traces of its run; absent
+    /// in tests not reduced and in records written before reduction existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<doppel_differential::reduce::ReducedCase>,
+    /// The follow-up program of the reduced case (the same transformation
+    /// may choose another place on a shorter initial run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced_follow_up: Option<FollowUpProgram>,
 }
 
 impl MetaRecord {

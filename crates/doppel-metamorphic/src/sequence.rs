@@ -131,6 +131,35 @@ pub async fn replay_round(
     cfg: &MetaConfig,
     builder: &Builder,
 ) -> (Option<Trace>, Verdict, Option<Applied>) {
+    let (t, v, a, _) = replay_round_with_program(
+        dbg,
+        program,
+        initial_trace,
+        origin,
+        seed,
+        round,
+        chain_before,
+        cfg,
+        builder,
+    )
+    .await;
+    (t, v, a)
+}
+
+/// [`replay_round`], also giving the follow-up program (the initial one
+/// for action transformations).
+#[allow(clippy::too_many_arguments)]
+pub async fn replay_round_with_program(
+    dbg: &mut Box<dyn Debugger>,
+    program: &Program,
+    initial_trace: &Trace,
+    origin: &str,
+    seed: u64,
+    round: usize,
+    chain_before: &[Transformation],
+    cfg: &MetaConfig,
+    builder: &Builder,
+) -> (Option<Trace>, Verdict, Option<Applied>, Program) {
     let script = Script::from_trace(initial_trace).within_program(&program.subject);
     let mut rng = round_rng(origin, seed, round);
     let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng).await;
@@ -139,7 +168,7 @@ pub async fn replay_round(
         chain.push(a.transformation);
     }
     let v = verdict(&test, &chain);
-    (test.follow_up.map(|f| f.trace), v, test.applied)
+    (test.follow_up.map(|f| f.trace), v, test.applied, test.program)
 }
 
 /// The generator of round `r` of the sequence of (`program_hash`, `seed`):

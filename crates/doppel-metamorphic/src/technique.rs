@@ -4,7 +4,8 @@ use crate::record::MetaRecord;
 use anyhow::Context;
 use doppel_core::report::trace_table;
 use doppel_core::technique::{
-    EvidenceTable, ReplayAttempt, ReplayReport, Reproducer, RunView, Technique, TechniqueContext,
+    EvidenceTable, ReduceOptions, Reduction, ReplayAttempt, ReplayReport, Reproducer, RunView, Technique,
+    TechniqueContext,
 };
 use doppel_core::{ClassKey, ClassPartSpec, RunRecord, Verdict};
 use doppel_differential::technique::{how_to_run, verdict_lines};
@@ -29,6 +30,19 @@ pub const CLASS_PARTS: [ClassPartSpec; 5] = [
     doppel_differential::class::CLASS_PARTS[2],
     doppel_differential::class::CLASS_PARTS[3],
 ];
+
+/// The hash of a sequence's first program, from a test's key
+/// (`<sequence key>|r<round>[|last]`, the sequence key ending in
+/// `|<program hash>|<seed>`, see [`crate::campaign::sequence_key`]): the
+/// origin of the sequence's generators.
+pub fn origin_of(test_key: &str) -> Option<String> {
+    let k = test_key.strip_suffix("|last").unwrap_or(test_key);
+    let (k, round) = k.rsplit_once('|')?;
+    round.strip_prefix('r')?;
+    let (k, _seed) = k.rsplit_once('|')?;
+    let (_, hash) = k.rsplit_once('|')?;
+    Some(hash.to_string())
+}
 
 /// A verdict for people, as a replay reports it.
 fn describe(v: &Verdict) -> String {
@@ -91,6 +105,9 @@ impl Technique for Metamorphic {
         if let Some(t) = &c.transformation {
             lines.push(format!("transformation: {}", t.description));
         }
+        if let Some(case) = &c.reduced {
+            lines.push(doppel_differential::reduce::describe(case));
+        }
         for s in &c.skipped {
             lines.push(format!("  (not applicable: {}: {})", s.transformation, s.reason));
         }
@@ -144,8 +161,7 @@ impl Technique for Metamorphic {
         if r.traces.len() == 2 {
             chain.pop();
         }
-        // The key: metamorphic|<fingerprint>|<debugger>|<first program hash>|<seed>|r<round>...
-        let origin = r.key.split('|').nth(3).context("malformed key")?.to_string();
+        let origin = origin_of(&r.key).context("malformed key")?;
         let initial = r.traces.first().context("the test has no initial trace")?;
         if initial.events.is_empty() {
             anyhow::bail!(
@@ -189,12 +205,50 @@ impl Technique for Metamorphic {
                 notes: vec![applied],
             });
         }
+        // The reduced case (`doppel reduce`): its initial actions as a
+        // script, then the round again.
+        if let Some(case) = &c.reduced {
+            let nt = |l: Option<u32>| program.node_type(l);
+            for _ in 0..times.max(1) {
+                let initial =
+                    doppel_differential::scripted::run(std::slice::from_mut(&mut dbg), &program.subject, &case.actions, &c.meta.initial, &nt)
+                        .await;
+                let trace = initial.traces.into_iter().next().context("no initial trace")?;
+                let (_, v, _) = crate::sequence::replay_round(
+                    &mut dbg, &program, &trace, &origin, r.seed, c.round, &chain, &c.meta, &builder,
+                )
+                .await;
+                report.attempts.push(ReplayAttempt {
+                    reproduces: doppel_differential::reduce::same_class(
+                        &v,
+                        &case.verdict.finding().map(|f| f.class.clone()).context("reduced case without class")?,
+                    ),
+                    got: describe(&v),
+                    notes: vec![format!(
+                        "reduced case: {} of {} initial actions",
+                        case.actions.len(),
+                        case.original_actions
+                    )],
+                });
+            }
+        }
         dbg.shutdown().await;
         Ok(report)
     }
 
+    async fn reduce(
+        &self,
+        run: &RunRecord,
+        ctx: &TechniqueContext,
+        options: &ReduceOptions,
+    ) -> anyhow::Result<Option<Reduction>> {
+        crate::reduce::reduce(run, &ctx.cache_dir, options).await.map(Some)
+    }
+
     async fn repro(&self, run: &RunRecord, _ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer> {
-        let built = crate::repro::build(run).map_err(anyhow::Error::msg)?;
+        // The reduced case when there is one.
+        let reduced = crate::reduce::reduced_run(run);
+        let built = crate::repro::build(reduced.as_ref().unwrap_or(run)).map_err(anyhow::Error::msg)?;
         Ok(Reproducer {
             files: doppel_differential::repro::write_files(&built, out)?,
             how: how_to_run(run.subject.language, out),
@@ -205,6 +259,14 @@ impl Technique for Metamorphic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_origin_is_the_program_hash_before_the_seed() {
+        let k = "metamorphic|default|dae2da1199ca|lldb|427f4345efe4|9db1680d|1|r4|last";
+        assert_eq!(origin_of(k).as_deref(), Some("9db1680d"));
+        assert_eq!(origin_of("metamorphic|c|f|gdb|t|abc|7|r1").as_deref(), Some("abc"));
+        assert_eq!(origin_of("nonsense"), None);
+    }
 
     #[test]
     fn metamorphic_keys_keep_their_display_form_and_parse_back() {

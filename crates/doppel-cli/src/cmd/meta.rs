@@ -141,5 +141,6 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
+    super::reduce::after_campaign(&store, db, &filter, &a.run.reduce).await?;
     Ok(super::campaign::finish(&stats, "sequences"))
 }
