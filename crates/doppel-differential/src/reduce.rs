@@ -320,16 +320,12 @@ pub async fn reduce_run(
     let started = Instant::now();
     let mut case = reduce_actions(run, cache_dir, options.budget).await?;
     if options.program {
-        if run.subject.language == doppel_core::Language::C {
-            let work = options.work_dir.join(format!("run-{}", run.id.unwrap_or_default()));
-            match crate::reduce_program::reduce_program(run, case.clone(), &options.doppel_exe, cache_dir, &work, options.budget)
-                .await
-            {
-                Ok(c) => case = c,
-                Err(e) => case.notes.push(format!("program not reduced: {e:#}")),
-            }
-        } else {
-            case.notes.push("program not reduced: program reduction is implemented for C only".into());
+        let work = options.work_dir.join(format!("run-{}", run.id.unwrap_or_default()));
+        match crate::reduce_program::reduce_program(run, case.clone(), &options.doppel_exe, cache_dir, &work, options.budget)
+            .await
+        {
+            Ok(c) => case = c,
+            Err(e) => case.notes.push(format!("program not reduced: {e:#}")),
         }
     }
     let mut rec = DiffRecord::of(run)?;
@@ -349,7 +345,7 @@ pub async fn reduce_run(
 }
 
 /// A reduced case for people: `reduced: 3 of 14 actions, 12 of 180 lines
-/// (41 tests, 38.2 s + C-Vise 95.0 s)` and its notes.
+/// (41 tests, 38.2 s + program 95.0 s)` and its notes.
 pub fn describe(case: &ReducedCase) -> String {
     let mut s = format!(
         "reduced: {} of {} actions, {} of {} lines ({} tests, {:.1} s",
@@ -361,7 +357,7 @@ pub fn describe(case: &ReducedCase) -> String {
         case.action_ms / 1000.0
     );
     if let Some(ms) = case.program_ms {
-        s.push_str(&format!(" + C-Vise {:.1} s", ms / 1000.0));
+        s.push_str(&format!(" + program {:.1} s", ms / 1000.0));
     }
     s.push(')');
     for n in &case.notes {

@@ -1,7 +1,8 @@
-//! Program reduction of a differential C finding with C-Vise, after its
-//! action sequence was reduced ([`crate::reduce`]).
+//! Program reduction of a differential finding, after its action sequence
+//! was reduced ([`crate::reduce`]): C with C-Vise, JavaScript with
+//! treereduce 0.4 and tree-sitter-javascript ([`reducer_for`]).
 //!
-//! C-Vise renumbers lines, and the actions name lines. So every line a
+//! Reducers renumber lines, and the actions name lines. So every line a
 //! breakpoint action names is marked with a comment `/*DOPPEL_B<k>*/` at
 //! column 1 (k: the line's index in [`ProbeCase::lines`]); a comment changes
 //! neither code nor line numbers (the debug-info reduction's device,
@@ -13,6 +14,10 @@
 //!    marker occurs exactly once, the program builds with the run's recipe,
 //!    and the reduced actions, their lines taken from the markers, diverge
 //!    in the real debuggers with the finding's class key.
+//!
+//! A JavaScript variant is interesting iff the probe, called by
+//! treereduce on the variant's file (`@@`), exits 0; the probe refuses
+//! variants with syntax errors (oxc with semantic checks) first.
 //!
 //! The kept program has its markers removed (lines unchanged) and is run
 //! once more in-process before it is stored.
@@ -135,6 +140,11 @@ pub async fn probe(case: &ProbeCase, text: &str, marked: bool) -> anyhow::Result
     } else {
         case.actions.clone()
     };
+    if case.run.subject.language == Language::JavaScript
+        && let Some(e) = doppel_lang::js::syntax_errors(text).first()
+    {
+        return Ok(Err(format!("syntax error: {e}")));
+    }
     let mut run = case.run.clone();
     let mut rec = DiffRecord::of(&run)?;
     rec.input.source_text = text.to_string();
@@ -236,13 +246,26 @@ async fn status_alone(dir: &Path, recipe: &BuildRecipe) -> anyhow::Result<i32> {
     }
 }
 
-/// Reduces the program of `case` (a C finding whose actions were reduced)
-/// with C-Vise within `budget`, working in `work` (created). On success the
-/// case holds the reduced program (markers removed), its relined actions
-/// and the traces of a confirming run; when C-Vise finds nothing smaller,
-/// or the result does not confirm, the case is returned with a note.
+/// The program reducer of a language: C-Vise for C, treereduce 0.4 with
+/// tree-sitter-javascript (`treereduce-javascript`) for JavaScript.
+pub fn reducer_for(language: Language) -> Option<&'static str> {
+    match language {
+        Language::C => Some("cvise"),
+        Language::JavaScript => Some("treereduce-javascript"),
+        Language::Rust => None,
+    }
+}
+
+/// Reduces the program of `case` (a finding whose actions were reduced)
+/// within `budget`, working in `work` (created): C with C-Vise and the
+/// script of [`interestingness_script`], JavaScript with
+/// `treereduce-javascript` calling `doppel reduce-probe` on each variant
+/// (`@@`). On success the case holds the reduced program (markers
+/// removed), its relined actions and the traces of a confirming run; when
+/// nothing smaller is found, or the result does not confirm, the case is
+/// returned with a note.
 ///
-/// Errors: not a C run, `cvise` missing, I/O.
+/// Errors: a language without a reducer, the reducer missing, I/O.
 pub async fn reduce_program(
     run: &RunRecord,
     mut case: ReducedCase,
@@ -252,10 +275,9 @@ pub async fn reduce_program(
     budget: Duration,
 ) -> anyhow::Result<ReducedCase> {
     let started = Instant::now();
-    if run.subject.language != Language::C {
-        anyhow::bail!("program reduction is for C runs (this is {:?})", run.subject.language);
-    }
-    let cvise = process::which("cvise").ok_or_else(|| anyhow::anyhow!("cvise is not installed"))?;
+    let tool = reducer_for(run.subject.language)
+        .ok_or_else(|| anyhow::anyhow!("no program reducer for {:?}", run.subject.language))?;
+    let exe = process::which(tool).ok_or_else(|| anyhow::anyhow!("{tool} is not installed"))?;
     let rec = DiffRecord::of(run)?;
     let class = case
         .verdict
@@ -276,52 +298,59 @@ pub async fn reduce_program(
     let work = work.canonicalize()?;
     let case_json = work.join("case.json");
     std::fs::write(&case_json, serde_json::to_string(&probe_case)?)?;
-    let recipe = BuildRecipe::parse(&run.subject.build).map_err(anyhow::Error::msg)?;
     let per_probe = crate::reduce::per_test_timeout(&rec, case.actions.len()) + Duration::from_secs(30);
-    let variant_dir = work.join("cvise");
+    let variant_dir = work.join("variant");
     std::fs::create_dir_all(&variant_dir)?;
     let marked = mark(&rec.input.source_text, &lines);
-    std::fs::write(variant_dir.join("a.c"), &marked)?;
-    let status = status_alone(&variant_dir, &recipe).await?;
-    let script = work.join("interesting.sh");
-    std::fs::write(&script, interestingness_script(doppel_exe, &case_json, &recipe, status, per_probe))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
-    }
-    let mut cmd = Command::new(cvise);
-    cmd.arg("--n")
-        .arg("1")
-        .arg("--timeout")
-        .arg(per_probe.as_secs().to_string())
-        .arg("--tidy")
-        .arg(&script)
-        .arg("a.c")
-        .current_dir(&variant_dir);
+    let mut cmd = Command::new(exe);
+    let result = if run.subject.language == Language::C {
+        std::fs::write(variant_dir.join("a.c"), &marked)?;
+        let recipe = BuildRecipe::parse(&run.subject.build).map_err(anyhow::Error::msg)?;
+        let status = status_alone(&variant_dir, &recipe).await?;
+        let script = work.join("interesting.sh");
+        std::fs::write(&script, interestingness_script(doppel_exe, &case_json, &recipe, status, per_probe))?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+        }
+        cmd.arg("--n").arg("1").arg("--timeout").arg(per_probe.as_secs().to_string());
+        cmd.arg("--tidy").arg(&script).arg("a.c");
+        variant_dir.join("a.c")
+    } else {
+        std::fs::write(variant_dir.join("original.js"), &marked)?;
+        let out = variant_dir.join("reduced.js");
+        cmd.arg("-s").arg("original.js").arg("-o").arg(&out).arg("-j").arg("1");
+        cmd.arg("--timeout").arg(per_probe.as_secs().to_string()).arg("--");
+        cmd.arg(doppel_exe).arg("reduce-probe").arg("--case").arg(&case_json).arg("@@");
+        out
+    };
+    cmd.current_dir(&variant_dir);
     let done = process::run(cmd, budget, Sandbox { isolate_network: false }).await?;
     std::fs::write(
-        work.join("cvise.log"),
+        work.join("reducer.log"),
         format!(
-            "exit: {:?}, timed out: {}\n--- stdout\n{}\n--- stderr\n{}\n",
+            "{tool}: exit {:?}, timed out: {}\n--- stdout\n{}\n--- stderr\n{}\n",
             done.code, done.timed_out, done.stdout, done.stderr
         ),
     )?;
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     if done.timed_out {
-        case.notes.push(format!("C-Vise stopped at its budget of {} s", budget.as_secs()));
+        case.notes.push(format!("{tool} stopped at its budget of {} s", budget.as_secs()));
     } else if done.code != Some(0) {
         let why = done.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
-        case.notes.push(format!("C-Vise failed (status {:?}): {why}", done.code));
+        case.notes.push(format!("{tool} failed (status {:?}): {why}", done.code));
         return Ok(case);
     }
-    let candidate = std::fs::read_to_string(variant_dir.join("a.c")).unwrap_or_default();
+    // C-Vise keeps its best variant in a.c as it goes; treereduce writes
+    // its output at the end only.
+    let candidate = std::fs::read_to_string(&result).unwrap_or_default();
     let Some(to) = marker_lines(&candidate, lines.len()) else {
-        case.notes.push("C-Vise's result lost a marker; the original program is kept".into());
+        case.notes.push(format!("{tool} left no variant with every marker; the original program is kept"));
         return Ok(case);
     };
     let stripped = strip_markers(&candidate, lines.len());
     if stripped.lines().count() >= case.lines {
-        case.notes.push("C-Vise found no smaller program".into());
+        case.notes.push(format!("{tool} found no smaller program"));
         return Ok(case);
     }
     let relined = reline(&case.actions, &lines, &to);
@@ -329,17 +358,29 @@ pub async fn reduce_program(
         actions: relined.clone(),
         ..probe_case
     };
-    match probe(&confirm_case, &stripped, false).await? {
-        Ok(o) => {
-            case.lines = stripped.lines().count();
-            case.source_text = Some(stripped);
-            case.actions = relined;
-            case.verdict = o.verdict;
-            case.traces = o.traces;
-        }
-        Err(why) => case
-            .notes
-            .push(format!("the reduced program did not confirm without markers ({why}); the original is kept")),
+    // Without markers first; else with them (a comment can change a line's
+    // AST node type in the class key, e.g. when the reducer joined lines).
+    let kept = match probe(&confirm_case, &stripped, false).await? {
+        Ok(o) => Some((stripped, o)),
+        Err(why) => match probe(&confirm_case, &candidate, false).await? {
+            Ok(o) => {
+                case.notes.push(format!("the markers are kept: without them {why}"));
+                Some((candidate, o))
+            }
+            Err(why2) => {
+                case.notes.push(format!(
+                    "the reduced program did not confirm ({why}; with markers: {why2}); the original is kept"
+                ));
+                None
+            }
+        },
+    };
+    if let Some((text, o)) = kept {
+        case.lines = text.lines().count();
+        case.source_text = Some(text);
+        case.actions = relined;
+        case.verdict = o.verdict;
+        case.traces = o.traces;
     }
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     Ok(case)

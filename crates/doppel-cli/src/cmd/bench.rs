@@ -145,6 +145,9 @@ pub enum BenchWhat {
     /// the solver's share of Darwin's time, and the concolic interpreter's
     /// instructions per second, concretely and with shadow state.
     Localize(super::bench_localize::BenchLocalizeArgs),
+    /// Reduction of stored findings (issue 17, item 5): reduced program
+    /// sizes and reduction time per finding (cmd/bench_reduce.rs).
+    Reduce(super::bench_reduce::BenchReduceArgs),
     /// Soak (issue 14): a long differential campaign on a C corpus with a
     /// fault every few seconds (debugger SIGKILL/SIGSTOP, doppel SIGKILL
     /// and --resume): the fault suite's counts, peak RSS, open descriptors.
@@ -201,6 +204,9 @@ async fn measure(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64) ->
 }
 
 pub async fn run(a: BenchArgs, s: &Settings) -> anyhow::Result<ExitCode> {
+    if let BenchWhat::Reduce(r) = a.what {
+        return super::bench_reduce::run(r, &s.campaign.db).await;
+    }
     if let BenchWhat::Localize(l) = a.what {
         return super::bench_localize::run(l).await;
     }

@@ -6,6 +6,7 @@ pub mod bench_engines;
 pub mod bench_fake;
 pub mod bench_localize;
 pub mod bench_policies;
+pub mod bench_reduce;
 pub mod bench_runner;
 pub mod bench_scale;
 pub mod bench_soak;
