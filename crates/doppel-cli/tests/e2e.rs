@@ -13,6 +13,8 @@ fn corpus(name: &str) -> PathBuf {
 
 fn doppel(db: &Path) -> Command {
     let mut c = Command::cargo_bin("doppel").unwrap();
+    // Reduction (on by default) is tested in e2e_diff_reduce.rs.
+    c.env("DOPPEL_REDUCE", "false");
     c.arg("--db").arg(db).env("CI", "1");
     c
 }
@@ -243,6 +245,7 @@ async fn a_relative_store_path_still_resolves_breakpoints() {
         .unwrap()
         .current_dir(dir.path())
         .env("CI", "1")
+        .env("DOPPEL_REDUCE", "false")
         .args([
             "--db",
             "out/doppel.db",
@@ -279,6 +282,7 @@ async fn sigterm_kills_the_debuggers_and_keeps_finished_runs() {
         .arg("--db")
         .arg(&db)
         .env("CI", "1")
+        .env("DOPPEL_REDUCE", "false")
         .args(["diff", "--runs-per-program", "50", "--jobs", "2", "--quiet"])
         .arg(corpus("loops.c"))
         .stdout(std::process::Stdio::null())

@@ -38,6 +38,7 @@ async fn workers_store_the_single_machine_campaign(
         .arg("--db")
         .arg(&single)
         .env("CI", "1")
+        .env("DOPPEL_REDUCE", "false")
         .current_dir(dir)
         .args(args)
         .args(programs)
@@ -50,6 +51,7 @@ async fn workers_store_the_single_machine_campaign(
         c.arg("--db")
             .arg(url)
             .env("CI", "1")
+            .env("DOPPEL_REDUCE", "false")
             .current_dir(dir)
             .args(args)
             .args(["--claim", "--lease-secs", "5", "--worker", name])
@@ -105,7 +107,7 @@ async fn two_claiming_workers_store_the_single_machine_campaign() {
     let single = dir.path().join("single.db");
     let doppel = |db: &str| {
         let mut c = Command::cargo_bin("doppel").unwrap();
-        c.arg("--db").arg(db).env("CI", "1").current_dir(dir.path());
+        c.arg("--db").arg(db).env("CI", "1").env("DOPPEL_REDUCE", "false").current_dir(dir.path());
         c
     };
     let mut args = QUICK.to_vec();

@@ -16,6 +16,8 @@ fn corpus(name: &str) -> PathBuf {
 
 fn doppel(db: &Path) -> Command {
     let mut c = Command::cargo_bin("doppel").unwrap();
+    // Reduction (on by default) is tested in e2e_diff_reduce.rs.
+    c.env("DOPPEL_REDUCE", "false");
     c.arg("--db").arg(db).env("CI", "1");
     c
 }

@@ -267,7 +267,7 @@ pub async fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
         let mut cmd = Command::new(&exe);
         cmd.arg("--db")
             .arg(&db)
-            .args(["diff", "--resume", "--quiet", "--runs-per-program"])
+            .args(["diff", "--resume", "--quiet", "--reduce=false", "--runs-per-program"])
             .arg(a.seeds.to_string())
             .arg("--jobs")
             .arg(a.jobs.to_string())

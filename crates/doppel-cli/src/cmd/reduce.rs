@@ -18,9 +18,16 @@ use std::time::Duration;
 pub struct ReduceFlags {
     /// Reduce each class's representative (its first finding) when the
     /// campaign ends: actions by delta debugging, then the C program with
-    /// C-Vise (on by default; `--reduce=false`: off). Policy classes are not
-    /// reduced.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", default_value_t = true, value_name = "BOOL")]
+    /// C-Vise or treereduce-javascript (on by default; `--reduce=false` or
+    /// `DOPPEL_REDUCE=false`: off). Policy classes are not reduced.
+    #[arg(
+        long,
+        env = "DOPPEL_REDUCE",
+        num_args = 0..=1,
+        default_missing_value = "true",
+        default_value_t = true,
+        value_name = "BOOL"
+    )]
     pub reduce: bool,
     /// Wall-time budget of each reduction step per finding, seconds.
     #[arg(long, default_value_t = 120)]

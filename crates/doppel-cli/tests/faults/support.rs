@@ -34,7 +34,8 @@ pub fn corpus_js(name: &str) -> PathBuf {
 /// `doppel --db <db>` with no terminal input.
 pub fn doppel_cmd(db: &Path) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("doppel"));
-    c.arg("--db").arg(db).env("CI", "1").stdin(Stdio::null());
+    // Reduction (on by default) is tested in e2e_diff_reduce.rs.
+    c.arg("--db").arg(db).env("CI", "1").env("DOPPEL_REDUCE", "false").stdin(Stdio::null());
     c
 }
 
