@@ -150,6 +150,23 @@ mod tests {
     }
 
     #[test]
+    fn the_bundled_list_parses_and_every_entry_has_a_link_and_matches_its_own_signature() {
+        let list = KnownBugs::bundled().unwrap();
+        assert!(!list.bugs.is_empty());
+        for b in &list.bugs {
+            assert!(b.link.starts_with("https://github.com/"), "{}: {}", b.id, b.link);
+            // A cause with the entry's facts (stars read as nothing) matches it.
+            let mut cause = RootCause::new(b.technique.clone());
+            for (name, pattern) in &b.matches {
+                cause = cause.with(name, pattern.replace('*', ""));
+            }
+            assert!(b.matches_cause(&cause), "{}", b.id);
+            cause.technique = "other".into();
+            assert!(!b.matches_cause(&cause), "{}", b.id);
+        }
+    }
+
+    #[test]
     fn bad_lists_are_refused() {
         let one = |extra: &str| format!("version = 1\n[[bug]]\nid = \"x\"\ntechnique = \"t\"\ntitle = \"t\"\n{extra}");
         assert!(KnownBugs::parse(&one("link = \"https://e.org/1\"\n[bug.match]\na = \"b\"\n")).is_ok());
