@@ -91,10 +91,29 @@ impl RootCause {
         self.parts.iter().find(|p| p.name == name).map(|p| p.value.as_str())
     }
 
+    /// Who is suspect, for people: the `suspect` fact (with the debugger
+    /// when it is `debugger`: `lldb (debugger)`), else one of the `tools`,
+    /// else `-`.
+    pub fn suspect(&self) -> String {
+        match (self.part("suspect"), self.part("debugger"), self.part("tools")) {
+            (Some("debugger"), Some(d), _) => format!("{d} (debugger)"),
+            (Some(s), _, _) => s.to_string(),
+            (None, _, Some(t)) if t.contains(',') => format!("one of {t}"),
+            (None, _, Some(t)) => t.to_string(),
+            (None, _, None) => "-".into(),
+        }
+    }
+
     /// The text form runs are grouped by:
     /// `debuginfo:compiler=gcc-12.2.0|debugger=lldb|suspect=debugger|...`.
+    /// A policy that is not already a fact is written last (`|policy=...`),
+    /// so a policy difference never shares a root cause with a run that
+    /// no policy explains.
     pub fn key(&self) -> String {
-        let facts: Vec<String> = self.parts.iter().map(|p| format!("{}={}", p.name, p.value)).collect();
+        let mut facts: Vec<String> = self.parts.iter().map(|p| format!("{}={}", p.name, p.value)).collect();
+        if let Some(p) = self.policy.as_ref().filter(|_| self.part("policy").is_none()) {
+            facts.push(format!("policy={p}"));
+        }
         format!("{}:{}", self.technique, facts.join("|"))
     }
 
@@ -279,6 +298,10 @@ mod tests {
         assert!(r.id().starts_with("rc-") && r.id().len() == 13, "{}", r.id());
         assert_ne!(r.id(), RootCause::new("differential").id());
         assert_eq!(RootCause::new("x").with("a", "b|c").part("a"), Some("b/c"));
+        let mut p = RootCause::new("x").with("a", "b");
+        let plain = p.key();
+        p.policy = Some("slide_vs_reject".into());
+        assert_eq!(p.key(), format!("{plain}|policy=slide_vs_reject"));
     }
 
     #[test]
