@@ -156,7 +156,8 @@ pub fn class_key(signature: &str, finding: FindingKind, node: &str) -> doppel_co
 }
 
 /// The root cause of a finding (issue 17 item 3): the compiler family and
-/// version (`gcc-12.2.0`), the debugger, the suspect, what was found, and
+/// version (`gcc-12.2.0`), the debugger (`any` when the suspect is the
+/// compiler: both debuggers showed the same wrong value), the suspect, what was found, and
 /// the DWARF situation at the pause address ([`crate::record::DwarfSituation`]:
 /// the location's operator pattern, the line-table situation); a record
 /// without one (written before it existed, or a binary that could not be
@@ -165,9 +166,15 @@ pub fn class_key(signature: &str, finding: FindingKind, node: &str) -> doppel_co
 /// many levels, in many programs and lines, and bisection may name
 /// different passes for it.
 pub fn root_cause(rec: &crate::record::FindingRecord, class: &doppel_core::ClassKey) -> doppel_core::rootcause::RootCause {
+    // Both debuggers show the same wrong value: the DWARF is wrong whichever
+    // reads it, and the two findings are one cause.
+    let debugger = match rec.suspect {
+        Some(Suspect::Compiler) => "any".to_string(),
+        _ => rec.debugger_name.clone(),
+    };
     let r = doppel_core::rootcause::RootCause::new(crate::campaign::TECHNIQUE)
         .with("compiler", rec.compiler.tag())
-        .with("debugger", rec.debugger_name.clone())
+        .with("debugger", debugger)
         .with("suspect", rec.suspect.map_or("unknown", Suspect::as_str))
         .with("finding", class.part("finding").unwrap_or("-"));
     match &rec.dwarf {
@@ -333,5 +340,12 @@ mod tests {
         assert_eq!(old.part("kind"), Some("int"));
         assert_eq!(old.part("node"), Some("expression_statement"));
         assert!(old.part("location").is_none() && known.find(&old).is_none());
+        // A compiler suspect: both debuggers saw it, one cause for both.
+        let mut gdb = finding("O2", 6, "gdb", shra);
+        let mut lldb = finding("O2", 6, "lldb", shra);
+        gdb.suspect = Some(Suspect::Compiler);
+        lldb.suspect = Some(Suspect::Compiler);
+        assert_eq!(root_cause(&gdb, &k1), root_cause(&lldb, &k1));
+        assert_eq!(root_cause(&gdb, &k1).part("debugger"), Some("any"));
     }
 }
