@@ -135,7 +135,10 @@ async fn triage_decisions_are_shown_and_kept_across_reclassify() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let roots = |db: &Path| -> Vec<serde_json::Value> {
-        let out = doppel(db).args(["classes", "--root-causes", "--json"]).output().unwrap();
+        let out = doppel(db)
+            .args(["classes", "--root-causes", "--json"])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
     };
@@ -151,7 +154,10 @@ async fn triage_decisions_are_shown_and_kept_across_reclassify() {
     let id = before[0]["id"].as_str().unwrap().to_string();
     let run = before[0]["representative_run"].as_i64().unwrap();
 
-    let unknown = doppel(&db).args(["triage", "rc-nonesuch", "--as", "bug"]).output().unwrap();
+    let unknown = doppel(&db)
+        .args(["triage", "rc-nonesuch", "--as", "bug"])
+        .output()
+        .unwrap();
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no root cause"));
     let t = doppel(&db)
@@ -164,13 +170,19 @@ async fn triage_decisions_are_shown_and_kept_across_reclassify() {
     let r = doppel(&db).arg("reclassify").output().unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let after = roots(&db);
-    let same = after.iter().find(|r| r["id"] == id.as_str()).expect("the root cause is still there");
+    let same = after
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .expect("the root cause is still there");
     assert_eq!(same["standing"]["standing"], "false_positive", "{same}");
     assert_eq!(store.triages().await.unwrap().len(), 1);
 
     let show = doppel(&db).args(["show", &run.to_string()]).output().unwrap();
     let text = String::from_utf8_lossy(&show.stdout);
-    assert!(text.contains(&format!("root cause {id}: false positive: seen in <every> run")), "{text}");
+    assert!(
+        text.contains(&format!("root cause {id}: false positive: seen in <every> run")),
+        "{text}"
+    );
     let table = doppel(&db).arg("classes").output().unwrap();
     assert!(String::from_utf8_lossy(&table.stdout).contains("false positive: seen in"));
 
@@ -178,8 +190,14 @@ async fn triage_decisions_are_shown_and_kept_across_reclassify() {
     let rep = doppel(&db).args(["report", "--out"]).arg(&report).output().unwrap();
     assert!(rep.status.success(), "{}", String::from_utf8_lossy(&rep.stderr));
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
-    assert!(index.contains("<title>doppel: differential testing (DBDB, FSE 2018)</title>"), "{index}");
-    let collapsed = index.split("<summary>Triaged false positives (1)").nth(1).expect("collapsed group");
+    assert!(
+        index.contains("<title>doppel: differential testing (DBDB, FSE 2018)</title>"),
+        "{index}"
+    );
+    let collapsed = index
+        .split("<summary>Triaged false positives (1)")
+        .nth(1)
+        .expect("collapsed group");
     assert!(collapsed.contains(&id), "{index}");
     assert!(index.find("Candidate bugs").unwrap() < index.find("<summary>Triaged false positives").unwrap());
 }

@@ -5,7 +5,8 @@ mod support;
 
 use doppel_core::process::Sandbox;
 use doppel_core::report::{
-    ClassReport, ReportInput, ReportSection, RootCauseReport, describe_output, side_by_side_rows, trace_table, write_html,
+    ClassReport, ReportInput, ReportSection, RootCauseReport, describe_output, side_by_side_rows, trace_table,
+    write_html,
 };
 use doppel_core::store::CampaignSummary;
 use doppel_core::*;
@@ -147,7 +148,13 @@ fn the_first_page_lists_new_root_causes_first_and_collapses_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let mut input = input();
     input.root_causes = vec![
-        root("rc-policy", Standing::Policy { name: "slide_vs_reject".into() }, None),
+        root(
+            "rc-policy",
+            Standing::Policy {
+                name: "slide_vs_reject".into(),
+            },
+            None,
+        ),
         root("rc-new", Standing::New, Some("int main() { <b> }")),
         root(
             "rc-known",
@@ -157,7 +164,13 @@ fn the_first_page_lists_new_root_causes_first_and_collapses_the_rest() {
             },
             None,
         ),
-        root("rc-fp", Standing::FalsePositive { note: "loop rotation".into() }, None),
+        root(
+            "rc-fp",
+            Standing::FalsePositive {
+                note: "loop rotation".into(),
+            },
+            None,
+        ),
     ];
     let html = std::fs::read_to_string(write_html(dir.path(), &input).unwrap()).unwrap();
     let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing: {html}"));
@@ -167,16 +180,31 @@ fn the_first_page_lists_new_root_causes_first_and_collapses_the_rest() {
     assert!(at("<summary>Policy differences (1)") < at("rc-policy"));
     assert!(at("<summary>Known upstream bugs (1)") < at("rc-known"));
     // minijinja escapes `/` as `&#x2f;` (also in attributes, where browsers decode it).
-    assert!(html.contains(r#"known: <a href="https:&#x2f;&#x2f;github.com&#x2f;llvm&#x2f;llvm-project&#x2f;issues&#x2f;207497">"#), "{html}");
+    assert!(
+        html.contains(
+            r#"known: <a href="https:&#x2f;&#x2f;github.com&#x2f;llvm&#x2f;llvm-project&#x2f;issues&#x2f;207497">"#
+        ),
+        "{html}"
+    );
     assert!(at("<summary>Triaged false positives (1)") < at("rc-fp"));
     assert_eq!(html.matches("<details>").count(), 3);
     assert!(html.contains("and 4 root causes"), "{html}");
     // The new one's page: its representative run and its reduced reproducer, escaped.
     let page = std::fs::read_to_string(dir.path().join("root-2.html")).unwrap();
-    assert!(page.contains("Root cause rc-new") && page.contains("Representative run 41"), "{page}");
-    assert!(page.contains("int main() { &lt;b&gt; }") && page.contains("verdict: &lt;divergence&gt;"), "{page}");
+    assert!(
+        page.contains("Root cause rc-new") && page.contains("Representative run 41"),
+        "{page}"
+    );
+    assert!(
+        page.contains("int main() { &lt;b&gt; }") && page.contains("verdict: &lt;divergence&gt;"),
+        "{page}"
+    );
     assert!(page.contains("doppel triage rc-new --as"), "{page}");
-    assert!(!std::fs::read_to_string(dir.path().join("root-1.html")).unwrap().contains("Reduced reproducer"));
+    assert!(
+        !std::fs::read_to_string(dir.path().join("root-1.html"))
+            .unwrap()
+            .contains("Reduced reproducer")
+    );
 }
 
 #[test]

@@ -170,10 +170,20 @@ async fn triage_is_kept_by_root_cause(store: &Store) {
         fn view(&self, _: &doppel_core::RunRecord) -> anyhow::Result<RunView> {
             Ok(RunView::default())
         }
-        async fn replay(&self, _: &doppel_core::RunRecord, _: &TechniqueContext, _: usize) -> anyhow::Result<ReplayReport> {
+        async fn replay(
+            &self,
+            _: &doppel_core::RunRecord,
+            _: &TechniqueContext,
+            _: usize,
+        ) -> anyhow::Result<ReplayReport> {
             anyhow::bail!("no replay")
         }
-        async fn repro(&self, _: &doppel_core::RunRecord, _: &TechniqueContext, _: &std::path::Path) -> anyhow::Result<Reproducer> {
+        async fn repro(
+            &self,
+            _: &doppel_core::RunRecord,
+            _: &TechniqueContext,
+            _: &std::path::Path,
+        ) -> anyhow::Result<Reproducer> {
             anyhow::bail!("no repro")
         }
     }
@@ -181,7 +191,10 @@ async fn triage_is_kept_by_root_cause(store: &Store) {
     let groups = rootcause::group(store, &RunFilter::default(), &[&Plain]).await.unwrap();
     let classes = store.classes(&RunFilter::default()).await.unwrap();
     assert_eq!(groups.len(), classes.len());
-    assert_eq!(groups.iter().map(|g| g.size).sum::<u64>(), classes.iter().map(|c| c.size).sum::<u64>());
+    assert_eq!(
+        groups.iter().map(|g| g.size).sum::<u64>(),
+        classes.iter().map(|c| c.size).sum::<u64>()
+    );
     let cause: &RootCause = &groups[0].cause;
     let mut t = Triage {
         root_cause: cause.key(),

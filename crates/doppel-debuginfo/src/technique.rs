@@ -216,8 +216,12 @@ impl Technique for Debuginfo {
     /// The C-Vise-reduced program (`doppel debuginfo reduce`), when stored.
     fn reduced_reproducer(&self, run: &RunRecord) -> Option<String> {
         let rec = crate::record::FindingRecord::from_value(&run.config).ok()?;
-        rec.reduced
-            .map(|r| format!("/* reduced: line {} (the marker), {} */\n{}", r.line, rec.debugger_name, r.text))
+        rec.reduced.map(|r| {
+            format!(
+                "/* reduced: line {} (the marker), {} */\n{}",
+                r.line, rec.debugger_name, r.text
+            )
+        })
     }
 
     /// The program rebuilt from its stored text with the stored compiler,

@@ -165,7 +165,10 @@ pub fn class_key(signature: &str, finding: FindingKind, node: &str) -> doppel_co
 /// `class`). Not the level, program, line or culprit: one cause shows at
 /// many levels, in many programs and lines, and bisection may name
 /// different passes for it.
-pub fn root_cause(rec: &crate::record::FindingRecord, class: &doppel_core::ClassKey) -> doppel_core::rootcause::RootCause {
+pub fn root_cause(
+    rec: &crate::record::FindingRecord,
+    class: &doppel_core::ClassKey,
+) -> doppel_core::rootcause::RootCause {
     // Both debuggers show the same wrong value: the DWARF is wrong whichever
     // reads it, and the two findings are one cause.
     let debugger = match rec.suspect {
@@ -320,9 +323,20 @@ mod tests {
     #[test]
     fn root_causes_ignore_level_line_and_program_and_match_known_bugs() {
         use doppel_core::rootcause::known::KnownBugs;
-        let shra = Some(("DW_OP_breg7 K; DW_OP_deref_size K; DW_OP_const1u K; DW_OP_shl; DW_OP_const1u K; DW_OP_shra; DW_OP_stack_value", "is_stmt"));
-        let k1 = class_key("gcc-12.2.0,O1,debugger,-,int,lldb", FindingKind::WrongValue, "expression_statement");
-        let k2 = class_key("gcc-12.2.0,Og,debugger,-,int,lldb", FindingKind::WrongValue, "for_statement");
+        let shra = Some((
+            "DW_OP_breg7 K; DW_OP_deref_size K; DW_OP_const1u K; DW_OP_shl; DW_OP_const1u K; DW_OP_shra; DW_OP_stack_value",
+            "is_stmt",
+        ));
+        let k1 = class_key(
+            "gcc-12.2.0,O1,debugger,-,int,lldb",
+            FindingKind::WrongValue,
+            "expression_statement",
+        );
+        let k2 = class_key(
+            "gcc-12.2.0,Og,debugger,-,int,lldb",
+            FindingKind::WrongValue,
+            "for_statement",
+        );
         let a = root_cause(&finding("O1", 6, "lldb", shra), &k1);
         let b = root_cause(&finding("Og", 40, "lldb", shra), &k2);
         assert_ne!(k1, k2);

@@ -221,7 +221,10 @@ mod tests {
             });
             events.push(Event {
                 t_ms: 0.0,
-                kind: EventKind::Output(Output::BreakpointRemoved { ok: true, message: None }),
+                kind: EventKind::Output(Output::BreakpointRemoved {
+                    ok: true,
+                    message: None,
+                }),
                 raw: vec![],
             });
         }

@@ -93,7 +93,15 @@ async fn root_causes(store: &Store, filter: &RunFilter, json: bool) -> anyhow::R
     }
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(["root cause", "runs", "classes", "suspect", "standing", "example run", "key"]);
+    t.set_header([
+        "root cause",
+        "runs",
+        "classes",
+        "suspect",
+        "standing",
+        "example run",
+        "key",
+    ]);
     for r in &rows {
         t.add_row([
             r.group.cause.id(),

@@ -95,12 +95,11 @@ impl Store {
     ///
     /// Errors: database errors; a stored verdict this doppel does not know.
     pub async fn triages(&self) -> anyhow::Result<Vec<Triage>> {
-        let rows = sqlx::query(
-            "SELECT root_cause, root_id, technique, verdict, note, at_ms FROM triage ORDER BY root_cause",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .context("reading the triage table")?;
+        let rows =
+            sqlx::query("SELECT root_cause, root_id, technique, verdict, note, at_ms FROM triage ORDER BY root_cause")
+                .fetch_all(&self.pool)
+                .await
+                .context("reading the triage table")?;
         rows.iter()
             .map(|r| {
                 let verdict: String = r.try_get(3)?;
