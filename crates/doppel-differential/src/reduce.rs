@@ -366,6 +366,17 @@ pub fn describe(case: &ReducedCase) -> String {
     s
 }
 
+/// A reduced case as text for people (reports): its summary, the actions
+/// one per line, then the program (`original` when it was not reduced).
+pub fn reproducer_text(case: &ReducedCase, original: &str) -> String {
+    let mut s = format!("/* {} */\n", describe(case).replace("*/", "* /"));
+    for (i, a) in case.actions.iter().enumerate() {
+        s.push_str(&format!("/* [{i}] {} */\n", a.to_string().replace("*/", "* /")));
+    }
+    s.push_str(case.source_text.as_deref().unwrap_or(original));
+    s
+}
+
 /// The content hash of a program text (a reduced program's subject hash).
 pub fn text_hash(text: &str) -> String {
     use sha2::Digest;

@@ -201,6 +201,26 @@ impl Technique for Differential {
         true
     }
 
+    /// The shape of the action sequence up to the divergence in the first
+    /// trace, the last action, the divergence type and the debugger pair
+    /// ([`crate::class::root_cause`]).
+    /// A reduced run's shape is its whole reduced sequence.
+    fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        let tools: Vec<&str> = run.traces.iter().map(|t| t.debugger.name.as_str()).collect();
+        if let Some(reduced) = crate::reduce::reduced_run(run) {
+            return crate::class::root_cause_with_tail(self.tag(), &reduced, reduced.traces.first()?, &tools.join(","), None);
+        }
+        crate::class::root_cause(self.tag(), run, run.traces.first()?, &tools.join(","))
+    }
+
+    /// The reduced case (`doppel reduce`), when stored: the actions, then
+    /// the program.
+    fn reduced_reproducer(&self, run: &RunRecord) -> Option<String> {
+        let rec = DiffRecord::of(run).ok()?;
+        let case = rec.reduced.as_ref()?;
+        Some(crate::reduce::reproducer_text(case, &rec.input.source_text))
+    }
+
     fn reclassify(&self, run: &RunRecord) -> Option<Verdict> {
         // The run's own knobs; rules added since default to on.
         let cfg = DiffRecord::of(run).map(|r| r.diff).unwrap_or_default();

@@ -129,6 +129,30 @@ impl Technique for Metamorphic {
         Ok(RunView { lines, tables })
     }
 
+    /// The shape of the follow-up's action sequence up to the violation
+    /// (the finding's action index is the follow-up trace's), the last
+    /// action, the divergence type and the debugger
+    /// (`doppel_differential::class::root_cause`); not the transformation
+    /// chain, which the class key has.
+    fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        if let Some(reduced) = crate::reduce::reduced_run(run) {
+            let follow_up = reduced.traces.last()?;
+            let name = follow_up.debugger.name.clone();
+            return doppel_differential::class::root_cause_with_tail(self.tag(), &reduced, follow_up, &name, None);
+        }
+        let follow_up = run.traces.last()?;
+        doppel_differential::class::root_cause(self.tag(), run, follow_up, &follow_up.debugger.name)
+    }
+
+    /// The reduced case (`doppel reduce`), when stored: the initial
+    /// actions, then the follow-up program.
+    fn reduced_reproducer(&self, run: &RunRecord) -> Option<String> {
+        let c = MetaRecord::of(run).ok()?;
+        let case = c.reduced.as_ref()?;
+        let program = c.reduced_follow_up.as_ref().unwrap_or(&c.follow_up);
+        Some(doppel_differential::reduce::reproducer_text(case, &program.source_text))
+    }
+
     fn parameters(&self, run: &RunRecord) -> Vec<(String, String)> {
         let Ok(c) = MetaRecord::of(run) else {
             return Vec::new();
