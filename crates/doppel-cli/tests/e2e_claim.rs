@@ -107,7 +107,11 @@ async fn two_claiming_workers_store_the_single_machine_campaign() {
     let single = dir.path().join("single.db");
     let doppel = |db: &str| {
         let mut c = Command::cargo_bin("doppel").unwrap();
-        c.arg("--db").arg(db).env("CI", "1").env("DOPPEL_REDUCE", "false").current_dir(dir.path());
+        c.arg("--db")
+            .arg(db)
+            .env("CI", "1")
+            .env("DOPPEL_REDUCE", "false")
+            .current_dir(dir.path());
         c
     };
     let mut args = QUICK.to_vec();

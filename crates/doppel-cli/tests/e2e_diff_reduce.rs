@@ -29,7 +29,11 @@ fn run_ok(c: &mut Command) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     );
-    assert!(out.status.success(), "{c:?}: {}\n--- stdout\n{o}\n--- stderr\n{e}", out.status);
+    assert!(
+        out.status.success(),
+        "{c:?}: {}\n--- stdout\n{o}\n--- stderr\n{e}",
+        out.status
+    );
     (o, e)
 }
 
@@ -46,8 +50,22 @@ async fn diff_findings_are_reduced_by_default_and_replayed_and_bundled_from_the_
     // 1. The campaign, reduction on by default, 40 s per step.
     let (_, err) = run_ok(
         doppel(&db)
-            .args(["diff", "--debuggers", "gdb,lldb", "--debugger-path", "lldb=/usr/bin/lldb-dap-22"])
-            .args(["--runs-per-program", "3", "--seed", "0", "--reduce-budget", "40", "--quiet"])
+            .args([
+                "diff",
+                "--debuggers",
+                "gdb,lldb",
+                "--debugger-path",
+                "lldb=/usr/bin/lldb-dap-22",
+            ])
+            .args([
+                "--runs-per-program",
+                "3",
+                "--seed",
+                "0",
+                "--reduce-budget",
+                "40",
+                "--quiet",
+            ])
             .arg(&corpus),
     );
     assert!(err.contains("reduced run "), "{err}");
@@ -61,16 +79,27 @@ async fn diff_findings_are_reduced_by_default_and_replayed_and_bundled_from_the_
         .unwrap_or_else(|| panic!("no non-policy class: {classes:?}"));
     let run = store.run(rep.first_run).await.unwrap().unwrap();
     let rec = doppel_differential::record::DiffRecord::of(&run).unwrap();
-    let case = rec.reduced.clone().unwrap_or_else(|| panic!("run {} not reduced\n{err}", rep.first_run));
+    let case = rec
+        .reduced
+        .clone()
+        .unwrap_or_else(|| panic!("run {} not reduced\n{err}", rep.first_run));
     assert_eq!(case.verdict.finding().unwrap().class, rep.key);
     assert!(case.actions.len() < case.original_actions, "{case:?}");
-    assert!(case.actions.len() >= 2, "at least start and the divergent action: {:?}", case.actions);
+    assert!(
+        case.actions.len() >= 2,
+        "at least start and the divergent action: {:?}",
+        case.actions
+    );
     assert!(case.lines <= case.original_lines);
     if let Some(text) = &case.source_text {
         assert!(case.lines < case.original_lines);
         assert_eq!(text.lines().count(), case.lines);
         let kept = case.notes.iter().any(|n| n.contains("markers are kept"));
-        assert_eq!(text.contains("DOPPEL_B"), kept, "markers removed unless a note says why:\n{text}");
+        assert_eq!(
+            text.contains("DOPPEL_B"),
+            kept,
+            "markers removed unless a note says why:\n{text}"
+        );
     }
     eprintln!("{}", doppel_differential::reduce::describe(&case));
 
@@ -81,7 +110,10 @@ async fn diff_findings_are_reduced_by_default_and_replayed_and_bundled_from_the_
         .lines()
         .position(|l| l.contains("reduced case:"))
         .unwrap_or_else(|| panic!("{out}"));
-    assert!(out.lines().nth(reduced_line - 1).unwrap().contains("REPRODUCES"), "{out}");
+    assert!(
+        out.lines().nth(reduced_line - 1).unwrap().contains("REPRODUCES"),
+        "{out}"
+    );
 
     // 4. The bundle is the reduced case: its program and its actions.
     let bundle = dir.path().join("bundle");

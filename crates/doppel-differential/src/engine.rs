@@ -308,7 +308,12 @@ pub(crate) async fn load(
             detail: "load failed".into(),
             policy: None,
         });
-        let class = crate::class::class_key(d.kind, doppel_core::ActionKind::Start, node_type(None), d.policy.as_deref());
+        let class = crate::class::class_key(
+            d.kind,
+            doppel_core::ActionKind::Start,
+            node_type(None),
+            d.policy.as_deref(),
+        );
         return Some(Verdict::Divergence(Finding {
             class,
             action_index: Some(rec.actions - 1),

@@ -113,7 +113,14 @@ pub async fn ddmin<T: Clone + PartialEq + Send + Sync>(
         // Subsets first, then complements (n > 2: for n = 2 they are the subsets).
         let complements: Vec<Vec<T>> = if n > 2 {
             (0..n)
-                .map(|i| parts.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, p)| p.clone()).collect())
+                .map(|i| {
+                    parts
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .flat_map(|(_, p)| p.clone())
+                        .collect()
+                })
                 .collect()
         } else {
             Vec::new()
@@ -216,18 +223,16 @@ struct ScriptTest<'a> {
 }
 
 impl Interesting<Action> for ScriptTest<'_> {
-    fn interesting(&mut self, c: &[Action]) -> impl std::future::Future<Output = bool> + Send {
-        async move {
-            if !scripted::well_formed(c) {
-                return false;
-            }
-            match try_script(self.rec, self.p, c, &mut self.dbg, self.per_test).await {
-                Ok(Some(o)) => same_class(&o.verdict, self.class),
-                Ok(None) => false,
-                Err(e) => {
-                    tracing::warn!("reduction test: {e:#}");
-                    false
-                }
+    async fn interesting(&mut self, c: &[Action]) -> bool {
+        if !scripted::well_formed(c) {
+            return false;
+        }
+        match try_script(self.rec, self.p, c, &mut self.dbg, self.per_test).await {
+            Ok(Some(o)) => same_class(&o.verdict, self.class),
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!("reduction test: {e:#}");
+                false
             }
         }
     }
@@ -244,7 +249,11 @@ pub fn same_class(v: &Verdict, class: &ClassKey) -> bool {
 /// Errors: the run is not a divergence, cannot be replayed, or its
 /// sequence does not give the same class when run as a script (the case
 /// is then not reduced).
-pub async fn reduce_actions(run: &RunRecord, cache_dir: &std::path::Path, budget: Duration) -> anyhow::Result<ReducedCase> {
+pub async fn reduce_actions(
+    run: &RunRecord,
+    cache_dir: &std::path::Path,
+    budget: Duration,
+) -> anyhow::Result<ReducedCase> {
     let started = Instant::now();
     let deadline = started + budget;
     let rec = DiffRecord::of(run)?;
@@ -260,7 +269,10 @@ pub async fn reduce_actions(run: &RunRecord, cache_dir: &std::path::Path, budget
         for d in dbg.iter_mut() {
             d.shutdown().await;
         }
-        anyhow::bail!("the run's {} actions, run as a script, do not diverge with class {class}", actions.len());
+        anyhow::bail!(
+            "the run's {} actions, run as a script, do not diverge with class {class}",
+            actions.len()
+        );
     };
     let mut test = ScriptTest {
         rec: &rec,
@@ -282,7 +294,10 @@ pub async fn reduce_actions(run: &RunRecord, cache_dir: &std::path::Path, budget
     }
     let mut notes = Vec::new();
     if !dd.complete {
-        notes.push(format!("delta debugging stopped at its budget of {} s", budget.as_secs()));
+        notes.push(format!(
+            "delta debugging stopped at its budget of {} s",
+            budget.as_secs()
+        ));
     }
     let confirm = match confirm {
         Some(o) if same_class(&o.verdict, &class) => o,
@@ -321,8 +336,15 @@ pub async fn reduce_run(
     let mut case = reduce_actions(run, cache_dir, options.budget).await?;
     if options.program {
         let work = options.work_dir.join(format!("run-{}", run.id.unwrap_or_default()));
-        match crate::reduce_program::reduce_program(run, case.clone(), &options.doppel_exe, cache_dir, &work, options.budget)
-            .await
+        match crate::reduce_program::reduce_program(
+            run,
+            case.clone(),
+            &options.doppel_exe,
+            cache_dir,
+            &work,
+            options.budget,
+        )
+        .await
         {
             Ok(c) => case = c,
             Err(e) => case.notes.push(format!("program not reduced: {e:#}")),

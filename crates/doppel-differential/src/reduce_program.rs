@@ -22,8 +22,8 @@
 //! The kept program has its markers removed (lines unchanged) and is run
 //! once more in-process before it is stored.
 
-use crate::reduce::{ReducedCase, same_class, try_script};
 use crate::record::DiffRecord;
+use crate::reduce::{ReducedCase, same_class, try_script};
 use doppel_core::process::{self, Sandbox};
 use doppel_core::{Action, ClassKey, Language, Location, RunRecord};
 use doppel_lang::c::BuildRecipe;
@@ -131,7 +131,11 @@ pub fn reline(actions: &[Action], from: &[u32], to: &[u32]) -> Vec<Action> {
 /// with the case's class; `Err` with the reason when not.
 ///
 /// Errors (outer): a debugger cannot be created, I/O.
-pub async fn probe(case: &ProbeCase, text: &str, marked: bool) -> anyhow::Result<Result<crate::engine::RunOutcome, String>> {
+pub async fn probe(
+    case: &ProbeCase,
+    text: &str,
+    marked: bool,
+) -> anyhow::Result<Result<crate::engine::RunOutcome, String>> {
     let actions = if marked {
         match marker_lines(text, case.lines.len()) {
             Some(to) => reline(&case.actions, &case.lines, &to),
@@ -157,7 +161,14 @@ pub async fn probe(case: &ProbeCase, text: &str, marked: bool) -> anyhow::Result
         return Ok(Err(format!("does not build: {}", e.lines().next().unwrap_or(""))));
     }
     let mut dbg = crate::campaign::create_debuggers(&rec.spec("reduce".into()))?;
-    let out = try_script(&rec, &p, &actions, &mut dbg, crate::reduce::per_test_timeout(&rec, actions.len())).await?;
+    let out = try_script(
+        &rec,
+        &p,
+        &actions,
+        &mut dbg,
+        crate::reduce::per_test_timeout(&rec, actions.len()),
+    )
+    .await?;
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }
@@ -242,7 +253,10 @@ async fn status_alone(dir: &Path, recipe: &BuildRecipe) -> anyhow::Result<i32> {
     let done = process::run(cmd, Duration::from_secs(60), Sandbox { isolate_network: false }).await?;
     match done.code {
         Some(c) if !done.timed_out => Ok(c),
-        _ => anyhow::bail!("the original program does not build or run alone: {}", done.stderr.trim()),
+        _ => anyhow::bail!(
+            "the original program does not build or run alone: {}",
+            done.stderr.trim()
+        ),
     }
 }
 
@@ -308,12 +322,18 @@ pub async fn reduce_program(
         let recipe = BuildRecipe::parse(&run.subject.build).map_err(anyhow::Error::msg)?;
         let status = status_alone(&variant_dir, &recipe).await?;
         let script = work.join("interesting.sh");
-        std::fs::write(&script, interestingness_script(doppel_exe, &case_json, &recipe, status, per_probe))?;
+        std::fs::write(
+            &script,
+            interestingness_script(doppel_exe, &case_json, &recipe, status, per_probe),
+        )?;
         {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
         }
-        cmd.arg("--n").arg("1").arg("--timeout").arg(per_probe.as_secs().to_string());
+        cmd.arg("--n")
+            .arg("1")
+            .arg("--timeout")
+            .arg(per_probe.as_secs().to_string());
         cmd.arg("--tidy").arg(&script).arg("a.c");
         variant_dir.join("a.c")
     } else {
@@ -321,7 +341,11 @@ pub async fn reduce_program(
         let out = variant_dir.join("reduced.js");
         cmd.arg("-s").arg("original.js").arg("-o").arg(&out).arg("-j").arg("1");
         cmd.arg("--timeout").arg(per_probe.as_secs().to_string()).arg("--");
-        cmd.arg(doppel_exe).arg("reduce-probe").arg("--case").arg(&case_json).arg("@@");
+        cmd.arg(doppel_exe)
+            .arg("reduce-probe")
+            .arg("--case")
+            .arg(&case_json)
+            .arg("@@");
         out
     };
     cmd.current_dir(&variant_dir);
@@ -335,17 +359,27 @@ pub async fn reduce_program(
     )?;
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     if done.timed_out {
-        case.notes.push(format!("{tool} stopped at its budget of {} s", budget.as_secs()));
+        case.notes
+            .push(format!("{tool} stopped at its budget of {} s", budget.as_secs()));
     } else if done.code != Some(0) {
-        let why = done.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
-        case.notes.push(format!("{tool} failed (status {:?}): {why}", done.code));
+        let why = done
+            .stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string();
+        case.notes
+            .push(format!("{tool} failed (status {:?}): {why}", done.code));
         return Ok(case);
     }
     // C-Vise keeps its best variant in a.c as it goes; treereduce writes
     // its output at the end only.
     let candidate = std::fs::read_to_string(&result).unwrap_or_default();
     let Some(to) = marker_lines(&candidate, lines.len()) else {
-        case.notes.push(format!("{tool} left no variant with every marker; the original program is kept"));
+        case.notes.push(format!(
+            "{tool} left no variant with every marker; the original program is kept"
+        ));
         return Ok(case);
     };
     let stripped = strip_markers(&candidate, lines.len());
@@ -403,7 +437,10 @@ mod tests {
         let lines = breakpoint_lines(&actions);
         assert_eq!(lines, [3, 4]);
         let m = mark(text, &lines);
-        assert_eq!(m, "int g;\nint main(void) {\n/*DOPPEL_B0*/  g = 1;\n/*DOPPEL_B1*/  return g;\n}\n");
+        assert_eq!(
+            m,
+            "int g;\nint main(void) {\n/*DOPPEL_B0*/  g = 1;\n/*DOPPEL_B1*/  return g;\n}\n"
+        );
         assert_eq!(marker_lines(&m, 2), Some(vec![3, 4]));
         assert_eq!(strip_markers(&m, 2), text);
         // C-Vise removed line 2 and joined tokens around a marker.
@@ -425,7 +462,10 @@ mod tests {
             3,
             Duration::from_secs(40),
         );
-        assert!(s.contains("'/opt/it'\\''s/doppel' reduce-probe --case '/w/case.json' a.c"), "{s}");
+        assert!(
+            s.contains("'/opt/it'\\''s/doppel' reduce-probe --case '/w/case.json' a.c"),
+            "{s}"
+        );
         assert!(s.contains("'gcc' '-O0' '-g' a.c -o doppel-prog"), "{s}");
         assert!(s.contains("[ \"$status\" = 3 ] || exit 1"), "{s}");
         assert!(s.contains("-Werror=implicit-int"));

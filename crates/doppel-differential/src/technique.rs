@@ -3,7 +3,9 @@
 use crate::class::CLASS_PARTS;
 use crate::record::DiffRecord;
 use doppel_core::report::trace_table;
-use doppel_core::technique::{ReduceOptions, Reduction, ReplayReport, Reproducer, RunView, Technique, TechniqueContext};
+use doppel_core::technique::{
+    ReduceOptions, Reduction, ReplayReport, Reproducer, RunView, Technique, TechniqueContext,
+};
 use doppel_core::{ClassKey, ClassPartSpec, Language, RunRecord, Verdict};
 use std::path::Path;
 
@@ -208,7 +210,13 @@ impl Technique for Differential {
     fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
         let tools: Vec<&str> = run.traces.iter().map(|t| t.debugger.name.as_str()).collect();
         if let Some(reduced) = crate::reduce::reduced_run(run) {
-            return crate::class::root_cause_with_tail(self.tag(), &reduced, reduced.traces.first()?, &tools.join(","), None);
+            return crate::class::root_cause_with_tail(
+                self.tag(),
+                &reduced,
+                reduced.traces.first()?,
+                &tools.join(","),
+                None,
+            );
         }
         crate::class::root_cause(self.tag(), run, run.traces.first()?, &tools.join(","))
     }

@@ -60,5 +60,8 @@ async fn generated_runs_replayed_as_scripts_end_alike() {
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }
-    assert!(divergences > 0, "no divergence among six seeds: the comparison compared little");
+    assert!(
+        divergences > 0,
+        "no divergence among six seeds: the comparison compared little"
+    );
 }

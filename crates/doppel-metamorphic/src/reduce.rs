@@ -81,14 +81,12 @@ impl RoundTest<'_> {
 }
 
 impl Interesting<Action> for RoundTest<'_> {
-    fn interesting(&mut self, c: &[Action]) -> impl std::future::Future<Output = bool> + Send {
-        async move {
-            if !scripted::well_formed(c) {
-                return false;
-            }
-            let class = self.class;
-            self.run(c).await.is_some_and(|(_, v, _)| same_class(&v, class))
+    async fn interesting(&mut self, c: &[Action]) -> bool {
+        if !scripted::well_formed(c) {
+            return false;
         }
+        let class = self.class;
+        self.run(c).await.is_some_and(|(_, v, _)| same_class(&v, class))
     }
 }
 
@@ -157,7 +155,10 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
     let lines = c.input.source_text.lines().count();
     let mut notes = vec!["program not reduced: metamorphic findings reduce their actions only".to_string()];
     if !dd.complete {
-        notes.push(format!("delta debugging stopped at its budget of {} s", options.budget.as_secs()));
+        notes.push(format!(
+            "delta debugging stopped at its budget of {} s",
+            options.budget.as_secs()
+        ));
     }
     let case = ReducedCase {
         actions: dd.result,

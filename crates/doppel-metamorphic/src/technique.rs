@@ -234,9 +234,14 @@ impl Technique for Metamorphic {
         if let Some(case) = &c.reduced {
             let nt = |l: Option<u32>| program.node_type(l);
             for _ in 0..times.max(1) {
-                let initial =
-                    doppel_differential::scripted::run(std::slice::from_mut(&mut dbg), &program.subject, &case.actions, &c.meta.initial, &nt)
-                        .await;
+                let initial = doppel_differential::scripted::run(
+                    std::slice::from_mut(&mut dbg),
+                    &program.subject,
+                    &case.actions,
+                    &c.meta.initial,
+                    &nt,
+                )
+                .await;
                 let trace = initial.traces.into_iter().next().context("no initial trace")?;
                 let (_, v, _) = crate::sequence::replay_round(
                     &mut dbg, &program, &trace, &origin, r.seed, c.round, &chain, &c.meta, &builder,
@@ -245,7 +250,11 @@ impl Technique for Metamorphic {
                 report.attempts.push(ReplayAttempt {
                     reproduces: doppel_differential::reduce::same_class(
                         &v,
-                        &case.verdict.finding().map(|f| f.class.clone()).context("reduced case without class")?,
+                        &case
+                            .verdict
+                            .finding()
+                            .map(|f| f.class.clone())
+                            .context("reduced case without class")?,
                     ),
                     got: describe(&v),
                     notes: vec![format!(

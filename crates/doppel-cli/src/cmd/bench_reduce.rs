@@ -50,7 +50,10 @@ pub async fn run(a: BenchReduceArgs, default_db: &str) -> anyhow::Result<ExitCod
     println!(
         "bench reduce: {} findings of {db}{}, one per non-policy class, budget {} s per step, program reduction {}",
         a.technique,
-        a.campaign.as_ref().map(|c| format!(" (campaign {c})")).unwrap_or_default(),
+        a.campaign
+            .as_ref()
+            .map(|c| format!(" (campaign {c})"))
+            .unwrap_or_default(),
         a.reduce_budget,
         if a.actions_only { "off" } else { "on (C: C-Vise)" }
     );

@@ -72,7 +72,12 @@ pub fn options(db: &str, budget: u64, program: bool) -> anyhow::Result<ReduceOpt
 
 /// Reduces run `id` through its technique and stores the result.
 /// `Ok(None)`: its technique does not reduce.
-pub async fn reduce_one(store: &Store, db: &str, id: i64, options: &ReduceOptions) -> anyhow::Result<Option<Reduction>> {
+pub async fn reduce_one(
+    store: &Store,
+    db: &str,
+    id: i64,
+    options: &ReduceOptions,
+) -> anyhow::Result<Option<Reduction>> {
     let r = super::load_run(store, id).await?;
     let technique = crate::techniques::get(&r.technique)?;
     let ctx = super::technique_context(store, db);
@@ -133,13 +138,17 @@ pub async fn after_campaign(store: &Store, db: &str, filter: &RunFilter, f: &Red
     }
     let options = options(db, f.reduce_budget, !f.reduce_actions_only)?;
     let done = reduce_representatives(store, db, filter, &options).await?;
-    eprintln!("reduced {} class representative(s) (`doppel repro RUN` writes the reduced case)", done.len());
+    eprintln!(
+        "reduced {} class representative(s) (`doppel repro RUN` writes the reduced case)",
+        done.len()
+    );
     Ok(())
 }
 
 /// `doppel reduce-probe`: exit 0 iff the variant is the same finding.
 pub async fn probe(a: ReduceProbeArgs) -> anyhow::Result<ExitCode> {
-    let case: doppel_differential::reduce_program::ProbeCase = serde_json::from_str(&std::fs::read_to_string(&a.case)?)?;
+    let case: doppel_differential::reduce_program::ProbeCase =
+        serde_json::from_str(&std::fs::read_to_string(&a.case)?)?;
     let text = std::fs::read_to_string(&a.source)?;
     match doppel_differential::reduce_program::probe(&case, &text, true).await? {
         Ok(_) => Ok(ExitCode::SUCCESS),

@@ -35,7 +35,11 @@ pub fn corpus_js(name: &str) -> PathBuf {
 pub fn doppel_cmd(db: &Path) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("doppel"));
     // Reduction (on by default) is tested in e2e_diff_reduce.rs.
-    c.arg("--db").arg(db).env("CI", "1").env("DOPPEL_REDUCE", "false").stdin(Stdio::null());
+    c.arg("--db")
+        .arg(db)
+        .env("CI", "1")
+        .env("DOPPEL_REDUCE", "false")
+        .stdin(Stdio::null());
     c
 }
 
