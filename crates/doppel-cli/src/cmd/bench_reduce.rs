@@ -4,8 +4,8 @@
 //! and prints per finding the actions and lines before and after and the
 //! reduction's wall time, then the median reduced program size (target:
 //! under 30 lines) and the median and 90th percentile of the reduction
-//! time per finding. Each reduced case is stored on its run. Prints
-//! figures; asserts nothing.
+//! time per finding. Each reduced case is stored on its run (findings
+//! reduced before are reduced again). Prints figures; asserts nothing.
 
 use clap::Args;
 use doppel_core::store::RunFilter;
@@ -57,7 +57,7 @@ pub async fn run(a: BenchReduceArgs, default_db: &str) -> anyhow::Result<ExitCod
         a.reduce_budget,
         if a.actions_only { "off" } else { "on (C: C-Vise)" }
     );
-    let done = super::reduce::reduce_representatives(&store, &db, &filter, &options).await?;
+    let done = super::reduce::reduce_representatives(&store, &db, &filter, &options, true).await?;
     let mut table = comfy_table::Table::new();
     table.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(["run", "actions", "lines", "time s"]);

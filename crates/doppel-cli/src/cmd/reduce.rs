@@ -108,17 +108,29 @@ pub async fn run(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
 }
 
 /// Reduces the representative (first run) of every non-policy class of
-/// `filter`'s runs, storing each; prints one line per class. Returns the
-/// reductions (failures are printed and skipped).
+/// `filter`'s runs that holds no reduced case yet, storing each; prints
+/// one line per class (`again`: those with one too). Returns the reductions (failures are printed and
+/// skipped).
 pub async fn reduce_representatives(
     store: &Store,
     db: &str,
     filter: &RunFilter,
     options: &ReduceOptions,
+    again: bool,
 ) -> anyhow::Result<Vec<Reduction>> {
     let classes = store.classes(filter).await?;
     let mut done = Vec::new();
     for c in classes.iter().filter(|c| c.key.part("policy").is_none()) {
+        // Already reduced (an earlier invocation, `--resume`, another
+        // `--claim` worker that finished first): kept as it is.
+        let run = super::load_run(store, c.first_run).await?;
+        if !again
+            && crate::techniques::get(&run.technique)?
+                .reduced_reproducer(&run)
+                .is_some()
+        {
+            continue;
+        }
         match reduce_one(store, db, c.first_run, options).await {
             Ok(Some(red)) => {
                 eprintln!("reduced run {} ({}): {}", c.first_run, c.key, red.summary);
@@ -137,7 +149,7 @@ pub async fn after_campaign(store: &Store, db: &str, filter: &RunFilter, f: &Red
         return Ok(());
     }
     let options = options(db, f.reduce_budget, !f.reduce_actions_only)?;
-    let done = reduce_representatives(store, db, filter, &options).await?;
+    let done = reduce_representatives(store, db, filter, &options, false).await?;
     eprintln!(
         "reduced {} class representative(s) (`doppel repro RUN` writes the reduced case)",
         done.len()
