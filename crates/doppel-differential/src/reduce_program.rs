@@ -107,6 +107,11 @@ pub fn strip_markers(text: &str, count: usize) -> String {
     t
 }
 
+/// `text` without its blank (whitespace-only) lines.
+pub fn drop_blank_lines(text: &str) -> String {
+    text.split_inclusive('\n').filter(|l| !l.trim().is_empty()).collect()
+}
+
 /// `actions` with each breakpoint line `from[k]` moved to `to[k]`.
 pub fn reline(actions: &[Action], from: &[u32], to: &[u32]) -> Vec<Action> {
     let map = |at: &Location| {
@@ -376,45 +381,64 @@ pub async fn reduce_program(
     // C-Vise keeps its best variant in a.c as it goes; treereduce writes
     // its output at the end only.
     let candidate = std::fs::read_to_string(&result).unwrap_or_default();
-    let Some(to) = marker_lines(&candidate, lines.len()) else {
+    if marker_lines(&candidate, lines.len()).is_none() {
         case.notes.push(format!(
             "{tool} left no variant with every marker; the original program is kept"
         ));
         return Ok(case);
-    };
-    let stripped = strip_markers(&candidate, lines.len());
-    if stripped.lines().count() >= case.lines {
+    }
+    let original_bytes = rec.input.source_text.len();
+    if strip_markers(&candidate, lines.len()).len() >= original_bytes {
         case.notes.push(format!("{tool} found no smaller program"));
         return Ok(case);
     }
-    let relined = reline(&case.actions, &lines, &to);
-    let confirm_case = ProbeCase {
-        actions: relined.clone(),
-        ..probe_case
-    };
-    // Without markers first; else with them (a comment can change a line's
-    // AST node type in the class key, e.g. when the reducer joined lines).
-    let kept = match probe(&confirm_case, &stripped, false).await? {
-        Ok(o) => Some((stripped, o)),
-        Err(why) => match probe(&confirm_case, &candidate, false).await? {
-            Ok(o) => {
-                case.notes.push(format!("the markers are kept: without them {why}"));
-                Some((candidate, o))
+    // Tried in order, the first that gives the class again is kept: blank
+    // lines dropped (reducers leave the lines of what they delete; markers
+    // move with their lines), then as the reducer left it; each without
+    // markers, then with them (a comment can change a line's AST node type
+    // in the class key, e.g. when the reducer joined lines).
+    let squeezed = drop_blank_lines(&candidate);
+    let mut tried = Vec::new();
+    let mut kept = None;
+    'outer: for text in [squeezed, candidate] {
+        let Some(to) = marker_lines(&text, lines.len()) else {
+            continue;
+        };
+        let confirm_case = ProbeCase {
+            actions: reline(&case.actions, &lines, &to),
+            ..probe_case.clone()
+        };
+        for t in [strip_markers(&text, lines.len()), text.clone()] {
+            if tried.contains(&t) {
+                continue;
             }
-            Err(why2) => {
-                case.notes.push(format!(
-                    "the reduced program did not confirm ({why}; with markers: {why2}); the original is kept"
-                ));
-                None
+            match probe(&confirm_case, &t, false).await? {
+                Ok(o) => {
+                    if t.contains("/*DOPPEL_B") {
+                        case.notes
+                            .push("the markers are kept: without them the class changes".into());
+                    }
+                    kept = Some((t, confirm_case.actions, o));
+                    break 'outer;
+                }
+                Err(why) => {
+                    tracing::info!("reduced variant not confirmed: {why}");
+                    tried.push(t);
+                }
             }
-        },
-    };
-    if let Some((text, o)) = kept {
-        case.lines = text.lines().count();
-        case.source_text = Some(text);
-        case.actions = relined;
-        case.verdict = o.verdict;
-        case.traces = o.traces;
+        }
+    }
+    match kept {
+        Some((text, actions, o)) => {
+            case.lines = text.lines().count();
+            case.source_text = Some(text);
+            case.actions = actions;
+            case.verdict = o.verdict;
+            case.traces = o.traces;
+        }
+        None => case
+            .notes
+            .push("the reduced program did not confirm; the original is kept".into()),
     }
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     Ok(case)
@@ -450,6 +474,7 @@ mod tests {
         assert_eq!(reline(&actions, &lines, &[2, 3]), vec![bp(2), Action::Start, bp(3)]);
         assert_eq!(marker_lines("/*DOPPEL_B0*/\n/*DOPPEL_B0*/", 1), None, "duplicated");
         assert_eq!(marker_lines("x", 1), None, "missing");
+        assert_eq!(drop_blank_lines("a\n\n  \n/*DOPPEL_B0*/b\n\n"), "a\n/*DOPPEL_B0*/b\n");
     }
 
     #[test]
