@@ -462,19 +462,19 @@ mod tests {
         assert_eq!(pattern(&[]), "<empty>");
     }
 
-    const LOOP: &str = "int g;\nint main(int argc, char **argv) {\n  int s = 0;\n  for (int i = 0; i < argc * 10; i++) {\n    s += i * g;\n  }\n  return s;\n}\n";
+    const LOOP: &str = "int g;\n__attribute__((noinline)) int f(int x) { return x * g + 1; }\nint main(int argc, char **argv) {\n  int s = 0;\n  for (int i = 0; i < argc * 10; i++) {\n    s += f(i);\n  }\n  return s;\n}\n";
 
     #[test]
     fn for_clauses_and_bodies_from_the_header() {
         // "  for (int i = 0; i < argc * 10; i++) {": `i <` at column 19,
         // `i++` at 34.
-        assert_eq!(for_clause(LOOP, 4, 19), Some(ForClause::Condition));
-        assert_eq!(for_clause(LOOP, 4, 34), Some(ForClause::Increment));
-        assert_eq!(for_clause(LOOP, 4, 8), None);
-        assert_eq!(for_clause(LOOP, 4, 0), None);
-        assert_eq!(for_clause(LOOP, 5, 5), None);
-        assert_eq!(for_body_lines(LOOP, 4), vec![(4, 6)]);
-        assert!(for_body_lines(LOOP, 5).is_empty());
+        assert_eq!(for_clause(LOOP, 5, 19), Some(ForClause::Condition));
+        assert_eq!(for_clause(LOOP, 5, 34), Some(ForClause::Increment));
+        assert_eq!(for_clause(LOOP, 5, 8), None);
+        assert_eq!(for_clause(LOOP, 5, 0), None);
+        assert_eq!(for_clause(LOOP, 6, 5), None);
+        assert_eq!(for_body_lines(LOOP, 5), vec![(5, 7)]);
+        assert!(for_body_lines(LOOP, 6).is_empty());
     }
 
     fn row(address: u64, line: u32, is_stmt: bool, view: u32) -> ViewRow {
@@ -550,28 +550,28 @@ mod tests {
             assert!(st.success(), "{cc} {level}");
             let rows = dwarfdump_rows(&bin);
             let bias = if pie { DEBUGGER_PIE_BASE } else { 0 };
-            // Every is_stmt row of line 5 (the loop body), paused at.
-            let body: Vec<_> = rows.iter().filter(|r| r.1 == 5 && r.3).collect();
+            // Every is_stmt row of line 6 (the loop body), paused at.
+            let body: Vec<_> = rows.iter().filter(|r| r.1 == 6 && r.3).collect();
             assert!(!body.is_empty(), "{cc} {level}: {rows:?}");
             for r in body {
-                let d = at_pause(&bin, r.0 + bias, 5, "/x/p.c", "s").unwrap();
+                let d = at_pause(&bin, r.0 + bias, 6, "/x/p.c", "s").unwrap();
                 assert_eq!(d.file_address, r.0, "{cc} {level}");
                 let pr = d.row.unwrap();
-                assert_eq!((pr.row.line, pr.row.column, pr.row.is_stmt), (5, r.2, true), "{cc} {level}");
+                assert_eq!((pr.row.line, pr.row.column, pr.row.is_stmt), (6, r.2, true), "{cc} {level}");
                 assert!(pr.at_row_start);
                 if level == "-O0" {
                     assert_eq!(d.location_pattern, "DW_OP_fbreg K", "{cc}");
                     assert_eq!(
-                        at_pause(&bin, r.0 + bias, 5, "p.c", "argc").unwrap().location_pattern,
+                        at_pause(&bin, r.0 + bias, 6, "p.c", "argc").unwrap().location_pattern,
                         "DW_OP_fbreg K"
                     );
                 }
                 assert_eq!(
-                    at_pause(&bin, r.0 + bias, 5, "p.c", "g").unwrap().location_pattern,
+                    at_pause(&bin, r.0 + bias, 6, "p.c", "g").unwrap().location_pattern,
                     "DW_OP_addr K",
                     "{cc} {level}"
                 );
-                assert_eq!(at_pause(&bin, r.0 + bias, 5, "p.c", "nope").unwrap().location_pattern, "<no variable>");
+                assert_eq!(at_pause(&bin, r.0 + bias, 6, "p.c", "nope").unwrap().location_pattern, "<no variable>");
             }
             // An address outside every row: no bias for a PIE, no row for
             // an executable at its link address.
