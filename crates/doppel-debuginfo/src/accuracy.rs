@@ -1,0 +1,328 @@
+//! Accuracy of debug-information findings (issue 17, part 4): what the
+//! DWARF says where a debugger showed a wrong value, the three false
+//! positives of the method it reveals, and the other debugger re-run alone
+//! before a wrong value is left unconfirmed.
+//!
+//! Reading 75 wrong values of 6 Csmith programs one by one with the line
+//! tables and location lists found 9 false positives, of three mechanisms.
+//! Each is recognised here from the DWARF at the pause address
+//! (`doppel_lang::c::location`), and the pair's verdict becomes
+//! [`CheckVerdict::NotComparable`] with the reason (with
+//! [`DebuginfoConfig::not_comparable`]):
+//! - **loop rotation** (clang): a `for` header line keeps rows only in the
+//!   loop latch, so the first pause at the line is after the first
+//!   iteration and the value is right for that address. Seen as the pause
+//!   row's column inside the header's increment or condition clause
+//!   (`for_increment`, `for_condition`), or as the first pause at the `for`
+//!   line coming after a pause inside the loop's body (`after_body`);
+//! - **no `is_stmt`**: the debugger paused at an instruction of the line
+//!   whose row is not a recommended breakpoint location (LLDB breaking at a
+//!   hoisted instruction), `no_is_stmt`;
+//! - GCC **location views** (a row and a location range at one address
+//!   with different views) are recorded as `view_nonzero` in the situation
+//!   but not yet decided: the range's view (`DW_AT_GNU_locviews`) is not read.
+//!
+//! Every wrong value of a C build gets its [`DwarfSituation`] (the input of
+//! root-cause deduplication), whether or not it is comparable.
+
+use crate::check::{self, PairVerdict};
+use crate::config::DebuginfoConfig;
+use crate::program::{Build, Cell};
+use crate::record::DwarfSituation;
+use crate::triage::Suspect;
+use crate::CheckVerdict;
+use doppel_core::{EventKind, Output, Trace};
+use doppel_debuggers::Debugger;
+use doppel_lang::c::location::{self, ForClause, PauseDwarf};
+use std::path::Path;
+
+/// Most re-runs of a debugger alone per (compiler, level): each is a
+/// debugger launch of its own.
+pub const MAX_RERUNS: usize = 40;
+
+/// The line-table facts of a pause (the parts of
+/// [`DwarfSituation::line_situation`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineFacts {
+    /// The row's `is_stmt` flag (`None`: no row covers the address).
+    pub is_stmt: Option<bool>,
+    /// The row's view number is not 0.
+    pub view_nonzero: bool,
+    /// The `for` header clause the row's column lies in.
+    pub clause: Option<ForClause>,
+    /// The first pause at this `for` line came after a pause at a line of
+    /// the loop's body.
+    pub after_body: bool,
+}
+
+impl LineFacts {
+    /// The facts joined by `+` in [`DwarfSituation::line_situation`]'s
+    /// order: `is_stmt` / `no_is_stmt` / `no_row`, `view_nonzero`,
+    /// `for_increment` / `for_condition`, `after_body`.
+    pub fn situation(&self) -> String {
+        let mut parts = vec![match self.is_stmt {
+            Some(true) => "is_stmt",
+            Some(false) => "no_is_stmt",
+            None => "no_row",
+        }];
+        if self.view_nonzero {
+            parts.push("view_nonzero");
+        }
+        match self.clause {
+            Some(ForClause::Increment) => parts.push("for_increment"),
+            Some(ForClause::Condition) => parts.push("for_condition"),
+            None => {}
+        }
+        if self.after_body {
+            parts.push("after_body");
+        }
+        parts.join("+")
+    }
+
+    /// Why a wrong value with these facts is not comparable with its -O0
+    /// reference, if it is not (the mechanisms of the module
+    /// documentation, in that order).
+    pub fn not_comparable(&self) -> Option<String> {
+        let rotated = "after loop rotation the first pause at the line follows the first iteration";
+        match self.clause {
+            Some(ForClause::Increment) => {
+                return Some(format!("the pause row lies in the for header's increment clause: {rotated}"));
+            }
+            Some(ForClause::Condition) => {
+                return Some(format!("the pause row lies in the for header's condition clause: {rotated}"));
+            }
+            None => {}
+        }
+        if self.after_body {
+            return Some(format!(
+                "the first pause at the for line came after a pause inside the loop's body: {rotated}"
+            ));
+        }
+        if self.is_stmt == Some(false) {
+            return Some(
+                "the pause address lies in a row without is_stmt (an instruction of the line that is not a \
+                 breakpoint location, such as a hoisted one)"
+                    .into(),
+            );
+        }
+        None
+    }
+}
+
+/// The facts at one pause: `pause` read from the binary, `source` the text
+/// the binary was built from, `line` the reported line and `before` the
+/// lines paused at before the first pause at `line`.
+pub fn facts(pause: &PauseDwarf, source: &str, line: u32, before: &[u32]) -> LineFacts {
+    let row = pause.row.as_ref().map(|r| &r.row);
+    let clause = row
+        .filter(|r| r.line == line)
+        .and_then(|r| location::for_clause(source, line, r.column));
+    let after_body = location::for_body_lines(source, line)
+        .iter()
+        .any(|&(a, b)| before.iter().any(|&l| l != line && (a..=b).contains(&l)));
+    LineFacts {
+        is_stmt: row.map(|r| r.is_stmt),
+        view_nonzero: row.is_some_and(|r| r.view > 0),
+        clause,
+        after_body,
+    }
+}
+
+/// The lines of `source_name` a session paused at before its first pause
+/// at `line` (all its pauses when it never paused there).
+pub fn paused_before(trace: &Trace, source_name: &str, line: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in &trace.events {
+        if let EventKind::Output(Output::Paused(state)) = &e.kind
+            && check::same_file(&state.location.file, source_name)
+        {
+            if state.location.line == line {
+                break;
+            }
+            out.push(state.location.line);
+        }
+    }
+    out
+}
+
+/// The situation and facts of one wrong value (`None` when the binary or
+/// its DWARF could not be read, logged).
+fn situation_of(b: &Build, v: &PairVerdict, source: &str, before: &[u32]) -> Option<(DwarfSituation, LineFacts)> {
+    let binary = b.subject.binary.as_deref()?;
+    let pc = v.pc?;
+    match location::at_pause(binary, pc, v.line, &b.subject.source_name, &v.variable) {
+        Ok(pause) => {
+            let f = facts(&pause, source, v.line, before);
+            Some((
+                DwarfSituation {
+                    location_pattern: pause.location_pattern.clone(),
+                    line_situation: f.situation(),
+                },
+                f,
+            ))
+        }
+        Err(e) => {
+            tracing::warn!("DWARF at {pc:#x} of {}: {e}", binary.display());
+            None
+        }
+    }
+}
+
+/// Fills the [`DwarfSituation`] of every wrong value of `cells` (C builds
+/// of `builds`) and, with [`DebuginfoConfig::not_comparable`], turns the
+/// false positives into [`CheckVerdict::NotComparable`].
+pub fn review(config: &DebuginfoConfig, builds: &[Build], cells: &mut [Cell]) {
+    for cell in cells.iter_mut() {
+        let b = &builds[cell.build];
+        let source = read_source(&b.subject.source);
+        for i in 0..cell.session.verdicts.len() {
+            let v = &cell.session.verdicts[i];
+            let CheckVerdict::WrongValue { actual, .. } = &v.verdict else {
+                continue;
+            };
+            let actual = actual.clone();
+            let before = if v.rerun {
+                Vec::new()
+            } else {
+                paused_before(&cell.session.trace, &b.subject.source_name, v.line)
+            };
+            let Some((situation, f)) = situation_of(b, v, &source, &before) else {
+                continue;
+            };
+            let v = &mut cell.session.verdicts[i];
+            v.dwarf = Some(situation);
+            if config.not_comparable
+                && let Some(reason) = f.not_comparable()
+            {
+                v.verdict = CheckVerdict::NotComparable { reason, actual };
+            }
+        }
+    }
+}
+
+fn read_source(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| {
+        tracing::warn!("cannot read {}: {e}", path.display());
+        String::new()
+    })
+}
+
+/// Whether the culprit of a wrong value with `suspect` is bisected and
+/// shown: always without [`DebuginfoConfig::compiler_culprits_only`], else
+/// for compiler suspects only (`compiler`, and `different_stop`, where the
+/// debug information is wrong at one of the line's addresses).
+pub fn wants_culprit(config: &DebuginfoConfig, suspect: Suspect) -> bool {
+    !config.compiler_culprits_only || matches!(suspect, Suspect::Compiler | Suspect::DifferentStop)
+}
+
+/// With [`DebuginfoConfig::rerun_unconfirmed`]: for every wrong value of
+/// `cells` whose other debugger's session did not reach the pair (`not_hit`
+/// or `debugger_failure`), runs that debugger once more on the same binary
+/// with only that pair's breakpoint ([`check::check_binary`] with one
+/// reference) and puts the new verdict in its place, marked
+/// [`PairVerdict::rerun`]. At most [`MAX_RERUNS`] re-runs. Returns the
+/// number run.
+pub async fn rerun_unconfirmed(
+    config: &DebuginfoConfig,
+    builds: &[Build],
+    cells: &mut [Cell],
+    dbgs: &mut [(String, Box<dyn Debugger>)],
+) -> usize {
+    if !config.rerun_unconfirmed {
+        return 0;
+    }
+    let mut wanted: Vec<(usize, usize)> = Vec::new();
+    for (ci, cell) in cells.iter().enumerate() {
+        for (ri, v) in cell.session.verdicts.iter().enumerate() {
+            if !matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
+                continue;
+            }
+            for (cj, other) in cells.iter().enumerate() {
+                let unreached = matches!(
+                    other.session.verdicts[ri].verdict,
+                    CheckVerdict::NotHit { .. } | CheckVerdict::DebuggerFailure { .. }
+                );
+                if cj != ci && other.build == cell.build && unreached && !wanted.contains(&(cj, ri)) {
+                    wanted.push((cj, ri));
+                }
+            }
+        }
+    }
+    let mut runs = 0;
+    for (cj, ri) in wanted.into_iter().take(MAX_RERUNS) {
+        let b = &builds[cells[cj].build];
+        let Some((_, dbg)) = dbgs.iter_mut().find(|(n, _)| *n == cells[cj].debugger) else {
+            continue;
+        };
+        let session = check::check_binary(dbg.as_mut(), &b.subject, std::slice::from_ref(&b.references[ri])).await;
+        runs += 1;
+        if let Some(mut v) = session.verdicts.into_iter().next() {
+            v.rerun = true;
+            cells[cj].session.verdicts[ri] = v;
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn situations_join_their_facts_in_the_documented_order() {
+        let f = LineFacts {
+            is_stmt: Some(false),
+            view_nonzero: true,
+            clause: Some(ForClause::Increment),
+            after_body: true,
+        };
+        assert_eq!(f.situation(), "no_is_stmt+view_nonzero+for_increment+after_body");
+        assert_eq!(
+            LineFacts {
+                is_stmt: Some(true),
+                ..Default::default()
+            }
+            .situation(),
+            "is_stmt"
+        );
+        assert_eq!(LineFacts::default().situation(), "no_row");
+        let f = LineFacts {
+            is_stmt: Some(true),
+            clause: Some(ForClause::Condition),
+            ..Default::default()
+        };
+        assert_eq!(f.situation(), "is_stmt+for_condition");
+    }
+
+    #[test]
+    fn each_mechanism_has_its_reason_and_a_plain_row_none() {
+        let plain = LineFacts {
+            is_stmt: Some(true),
+            view_nonzero: true,
+            ..Default::default()
+        };
+        assert_eq!(plain.not_comparable(), None);
+        let r = LineFacts {
+            clause: Some(ForClause::Increment),
+            ..plain.clone()
+        };
+        assert!(r.not_comparable().unwrap().contains("increment clause"));
+        let r = LineFacts {
+            after_body: true,
+            ..plain.clone()
+        };
+        assert!(r.not_comparable().unwrap().contains("inside the loop's body"));
+        let r = LineFacts {
+            is_stmt: Some(false),
+            ..plain.clone()
+        };
+        assert!(r.not_comparable().unwrap().contains("without is_stmt"));
+        assert!(!wants_culprit(&DebuginfoConfig::default(), Suspect::Debugger));
+        assert!(wants_culprit(&DebuginfoConfig::default(), Suspect::Compiler));
+        let off = DebuginfoConfig {
+            compiler_culprits_only: false,
+            ..Default::default()
+        };
+        assert!(wants_culprit(&off, Suspect::Debugger));
+    }
+}

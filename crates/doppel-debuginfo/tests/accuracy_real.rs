@@ -1,0 +1,180 @@
+//! The false positives of issue 17 part 4, reproduced with real compilers
+//! and debuggers and recognised from the DWARF at the pause address:
+//! clang 19's loop rotation (a `for` line paused at first in the loop
+//! latch's increment clause, after a pause in the body) in GDB and LLDB, and
+//! LLDB 22 breaking at a gcc row without `is_stmt`.
+
+use doppel_debuggers::{DebuggerConfig, registry};
+use doppel_debuginfo::accuracy;
+use doppel_debuginfo::check::check_binary;
+use doppel_debuginfo::config::DebuginfoConfig;
+use doppel_debuginfo::program::{Build, Cell};
+use doppel_debuginfo::toolchain::Compiler;
+use doppel_debuginfo::{CheckVerdict, Pair, Reference, ScopedVariable, VarKind};
+use doppel_lang::c::{BuildCache, BuildRecipe};
+
+/// clang-19 -O1 keeps line 6 only in the latch: `i++` (column 29) is its
+/// first `is_stmt` row, reached after the first call of `step`.
+const ROTATED: &str = r#"#include <stdio.h>
+int g[64];
+__attribute__((noinline)) int step(int x) { return x * 3 + 1 + g[x & 63]; }
+int main(int argc, char **argv) {
+  int s = 5;
+  for (int i = 0; i < 100; i++) {
+    s += step(i);
+  }
+  printf("%d %d\n", s, argc);
+  return 0;
+}
+"#;
+
+/// gcc -O2: LLDB 22 breaks on line 6 at `main+4`, a row without `is_stmt`
+/// (GDB at `main`, the line's `is_stmt` row, view 1).
+const HOISTED: &str = r#"#include <stdio.h>
+int g[64];
+__attribute__((noinline)) int step(int x) { return x * 3 + 1 + g[x & 63]; }
+int main(int argc, char **argv) {
+  int t = 5;
+  int k = argc * 7;
+  int m = k + g[3];
+  for (int i = 0; i < 100; i++) {
+    t += step(i) + m;
+  }
+  printf("%d %d\n", t, k);
+  return 0;
+}
+"#;
+
+fn reference(line: u32, name: &str, value: &str) -> Reference {
+    Reference::new(
+        Pair {
+            line,
+            variable: ScopedVariable {
+                name: name.into(),
+                type_name: "int".into(),
+                kind: VarKind::Integer { signed: true, bits: 32 },
+                parameter: false,
+                declared_at: 0,
+            },
+        },
+        value.into(),
+    )
+}
+
+/// Builds `text` with `flags`, checks `refs` in `debugger`, reviews the
+/// session with `config`: the pairs' verdicts and situations.
+async fn checked(
+    text: &str,
+    flags: &str,
+    debugger: &str,
+    refs: Vec<Reference>,
+    config: &DebuginfoConfig,
+) -> Vec<(CheckVerdict, Option<String>, Option<u64>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p.c");
+    std::fs::write(&src, text).unwrap();
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "p.c", &BuildRecipe::parse(flags).unwrap())
+        .await
+        .unwrap();
+    let compiler = Compiler::discover(flags.split_whitespace().next().unwrap()).await.unwrap();
+    let mut dbg = registry::create(debugger, &DebuggerConfig::default()).unwrap();
+    let session = check_binary(dbg.as_mut(), &subject, &refs).await;
+    dbg.shutdown().await;
+    let builds = vec![Build {
+        compiler,
+        level: "O1".into(),
+        augmented: Vec::new(),
+        subject,
+        references: refs,
+        recipe: flags.into(),
+    }];
+    let mut cells = vec![Cell {
+        build: 0,
+        debugger: debugger.into(),
+        session,
+    }];
+    accuracy::review(config, &builds, &mut cells);
+    eprintln!("{debugger} {flags}: {:#?}", cells[0].session.verdicts);
+    cells
+        .remove(0)
+        .session
+        .verdicts
+        .into_iter()
+        .map(|v| {
+            let situation = v.dwarf.map(|d| format!("{} | {}", d.location_pattern, d.line_situation));
+            (v.verdict, situation, v.pc)
+        })
+        .collect()
+}
+
+async fn loop_rotation_is_not_comparable(debugger: &str) {
+    // At -O0 the first pause at line 6 is before the loop: s = 5. The body
+    // (line 7) is paused at first, then line 6 in the latch, where s = 6.
+    let refs = || vec![reference(6, "s", "5"), reference(7, "s", "5")];
+    let on = checked(ROTATED, "clang-19 -O1 -g", debugger, refs(), &DebuginfoConfig::default()).await;
+    assert_eq!(on[1].0, CheckVerdict::Match, "{debugger}: {on:?}");
+    match &on[0].0 {
+        CheckVerdict::NotComparable { reason, actual } => {
+            assert_eq!(actual, "6", "{debugger}");
+            assert!(reason.contains("increment clause"), "{debugger}: {reason}");
+        }
+        other => panic!("{debugger}: {other:?}"),
+    }
+    let situation = on[0].1.as_deref().unwrap();
+    assert!(
+        situation.ends_with("| is_stmt+for_increment+after_body"),
+        "{debugger}: {situation}"
+    );
+    // The switch off: the wrong value of before, with its situation.
+    let off_config = DebuginfoConfig {
+        not_comparable: false,
+        ..Default::default()
+    };
+    let off = checked(ROTATED, "clang-19 -O1 -g", debugger, refs(), &off_config).await;
+    assert_eq!(
+        off[0].0,
+        CheckVerdict::WrongValue {
+            expected: "5".into(),
+            actual: "6".into()
+        },
+        "{debugger}"
+    );
+    assert_eq!(off[0].1, on[0].1, "{debugger}");
+}
+
+#[tokio::test]
+async fn clang_loop_rotation_in_gdb_is_not_comparable() {
+    loop_rotation_is_not_comparable("gdb").await;
+}
+
+#[tokio::test]
+async fn clang_loop_rotation_in_lldb_is_not_comparable() {
+    loop_rotation_is_not_comparable("lldb").await;
+}
+
+#[tokio::test]
+async fn lldb_at_a_row_without_is_stmt_is_not_comparable_and_gdb_at_its_is_stmt_row_is_a_wrong_value() {
+    // t is 5 at line 6 at every address; a deliberately wrong reference
+    // makes the pause a wrong value, which only the row's flag decides.
+    let refs = || vec![reference(6, "t", "4")];
+    let lldb = checked(HOISTED, "gcc -O2 -g", "lldb", refs(), &DebuginfoConfig::default()).await;
+    match &lldb[0].0 {
+        CheckVerdict::NotComparable { reason, actual } => {
+            assert_eq!(actual, "5");
+            assert!(reason.contains("without is_stmt"), "{reason}");
+        }
+        other => panic!("lldb: {other:?}"),
+    }
+    assert!(lldb[0].1.as_deref().unwrap().ends_with("| no_is_stmt"), "{lldb:?}");
+    let gdb = checked(HOISTED, "gcc -O2 -g", "gdb", refs(), &DebuginfoConfig::default()).await;
+    assert!(matches!(gdb[0].0, CheckVerdict::WrongValue { .. }), "{gdb:?}");
+    // GDB's row at `main` is line 6's is_stmt row after line 5's at the same
+    // address (view 1).
+    assert!(
+        gdb[0].1.as_deref().unwrap().ends_with("| is_stmt+view_nonzero"),
+        "{gdb:?}"
+    );
+    assert_ne!(gdb[0].2, lldb[0].2, "the debuggers pause at different addresses");
+}
