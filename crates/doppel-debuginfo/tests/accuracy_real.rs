@@ -178,3 +178,68 @@ async fn lldb_at_a_row_without_is_stmt_is_not_comparable_and_gdb_at_its_is_stmt_
     );
     assert_ne!(gdb[0].2, lldb[0].2, "the debuggers pause at different addresses");
 }
+
+#[tokio::test]
+async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p.c");
+    std::fs::write(&src, HOISTED).unwrap();
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "p.c", &BuildRecipe::parse("gcc -O2 -g").unwrap())
+        .await
+        .unwrap();
+    let refs = vec![reference(6, "t", "4"), reference(9, "t", "5")];
+    let mut dbgs: Vec<(String, Box<dyn doppel_debuggers::Debugger>)> = ["gdb", "lldb"]
+        .iter()
+        .map(|d| (d.to_string(), registry::create(d, &DebuggerConfig::default()).unwrap()))
+        .collect();
+    let mut cells = Vec::new();
+    for (name, dbg) in dbgs.iter_mut() {
+        let session = check_binary(dbg.as_mut(), &subject, &refs).await;
+        cells.push(Cell {
+            build: 0,
+            debugger: name.clone(),
+            session,
+        });
+    }
+    assert!(matches!(cells[0].session.verdicts[0].verdict, CheckVerdict::WrongValue { .. }));
+    // LLDB's session "gave up" before line 6 (as GDB's did after 179 of 181
+    // pauses in a Csmith program).
+    let gave_up = CheckVerdict::NotHit {
+        detail: "line not reached (gave up after 179 pauses)".into(),
+    };
+    cells[1].session.verdicts[0].verdict = gave_up.clone();
+    cells[1].session.verdicts[0].pc = None;
+    let builds = vec![Build {
+        compiler: Compiler::discover("gcc").await.unwrap(),
+        level: "O2".into(),
+        augmented: Vec::new(),
+        subject,
+        references: refs,
+        recipe: "gcc -O2 -g".into(),
+    }];
+    let off = DebuginfoConfig {
+        rerun_unconfirmed: false,
+        ..Default::default()
+    };
+    assert_eq!(accuracy::rerun_unconfirmed(&off, &builds, &mut cells, &mut dbgs).await, 0);
+    assert_eq!(cells[1].session.verdicts[0].verdict, gave_up);
+    let runs = accuracy::rerun_unconfirmed(&DebuginfoConfig::default(), &builds, &mut cells, &mut dbgs).await;
+    for (_, d) in dbgs.iter_mut() {
+        d.shutdown().await;
+    }
+    assert_eq!(runs, 1);
+    let v = &cells[1].session.verdicts[0];
+    assert!(v.rerun, "{v:?}");
+    assert_eq!(
+        v.verdict,
+        CheckVerdict::WrongValue {
+            expected: "4".into(),
+            actual: "5".into()
+        }
+    );
+    assert!(v.pc.is_some());
+    // The other pair and the other debugger's verdicts are untouched.
+    assert!(!cells[1].session.verdicts[1].rerun && !cells[0].session.verdicts[0].rerun);
+}
