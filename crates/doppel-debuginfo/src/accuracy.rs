@@ -24,13 +24,20 @@
 //!
 //! Every wrong value of a C build gets its [`DwarfSituation`] (the input of
 //! root-cause deduplication), whether or not it is comparable.
+//!
+//! Pointers (with [`DebuginfoConfig::pointer_symbols`]): the shown address
+//! is read as symbol plus offset with the pause's load bias removed, so a
+//! debugger showing a global's unrelocated file address is a wrong value
+//! (`unrelocated_pointer`). The -O0 reference of a pointer is still only
+//! `null` / `non-null` (the shadow program prints no address), so a pointer
+//! to the wrong global is not caught yet.
 
 use crate::check::{self, PairVerdict};
 use crate::config::DebuginfoConfig;
 use crate::program::{Build, Cell};
 use crate::record::DwarfSituation;
 use crate::triage::Suspect;
-use crate::CheckVerdict;
+use crate::{CheckVerdict, VarKind};
 use doppel_core::{EventKind, Output, Trace};
 use doppel_debuggers::Debugger;
 use doppel_lang::c::location::{self, ForClause, PauseDwarf};
@@ -168,14 +175,30 @@ fn situation_of(b: &Build, v: &PairVerdict, source: &str, before: &[u32]) -> Opt
     }
 }
 
-/// Fills the [`DwarfSituation`] of every wrong value of `cells` (C builds
-/// of `builds`) and, with [`DebuginfoConfig::not_comparable`], turns the
-/// false positives into [`CheckVerdict::NotComparable`].
+/// With [`DebuginfoConfig::pointer_symbols`], turns a non-null pointer
+/// that a debugger showed as an unrelocated file address into a wrong
+/// value; then fills the [`DwarfSituation`] of every wrong value of `cells`
+/// (C builds of `builds`) and, with [`DebuginfoConfig::not_comparable`],
+/// turns the false positives into [`CheckVerdict::NotComparable`]. An
+/// unrelocated address is wrong at any address of the line, so it is never
+/// made not comparable.
 pub fn review(config: &DebuginfoConfig, builds: &[Build], cells: &mut [Cell]) {
     for cell in cells.iter_mut() {
         let b = &builds[cell.build];
         let source = read_source(&b.subject.source);
         for i in 0..cell.session.verdicts.len() {
+            let mut unrelocated = false;
+            if config.pointer_symbols
+                && matches!(b.references[i].pair.variable.kind, VarKind::Pointer)
+                && let Some(actual) = unrelocated_pointer(b, &cell.session.verdicts[i])
+            {
+                let v = &mut cell.session.verdicts[i];
+                v.verdict = CheckVerdict::WrongValue {
+                    expected: b.references[i].value.clone(),
+                    actual,
+                };
+                unrelocated = true;
+            }
             let v = &cell.session.verdicts[i];
             let CheckVerdict::WrongValue { actual, .. } = &v.verdict else {
                 continue;
@@ -192,12 +215,47 @@ pub fn review(config: &DebuginfoConfig, builds: &[Build], cells: &mut [Cell]) {
             let v = &mut cell.session.verdicts[i];
             v.dwarf = Some(situation);
             if config.not_comparable
+                && !unrelocated
                 && let Some(reason) = f.not_comparable()
             {
                 v.verdict = CheckVerdict::NotComparable { reason, actual };
             }
         }
     }
+}
+
+/// Pointers as symbol plus offset (issue 17 part 4): a non-null pointer
+/// the debugger matched (`non-null`) is read as an address A, and with the
+/// load bias of the pause removed, as `&symbol+offset` of the binary's
+/// symbol table. When A - bias lies in no symbol but A itself is a symbol's
+/// *file* address (a PIE, A below the bias), the debugger showed the
+/// unrelocated address, as LLDB does for `DW_OP_addr X; DW_OP_stack_value`:
+/// the wrong value `unrelocated &g_9+4` (no raw address in it, so that
+/// classes and suspects compare across runs). Stack and heap pointers (no
+/// symbol either way) stay `non-null`.
+fn unrelocated_pointer(b: &Build, v: &PairVerdict) -> Option<String> {
+    if v.verdict != CheckVerdict::Match {
+        return None;
+    }
+    let address = check::parse_address(v.shown.as_deref()?)?;
+    let binary = b.subject.binary.as_deref()?;
+    let pause = location::at_pause(binary, v.pc?, v.line, &b.subject.source_name, &v.variable)
+        .map_err(|e| tracing::warn!("DWARF at the pause of {} line {}: {e}", binary.display(), v.line))
+        .ok()?;
+    if address == 0 || pause.bias == 0 || address >= pause.bias {
+        return None;
+    }
+    let symbol = |a: u64| {
+        location::symbol_at(binary, a)
+            .map_err(|e| tracing::warn!("symbols of {}: {e}", binary.display()))
+            .ok()
+            .flatten()
+    };
+    let (name, offset) = symbol(address)?;
+    Some(match offset {
+        0 => format!("unrelocated &{name}"),
+        k => format!("unrelocated &{name}+{k}"),
+    })
 }
 
 fn read_source(path: &Path) -> String {

@@ -40,6 +40,14 @@ pub struct DebuginfoConfig {
     /// `continue_past_policies`).
     #[serde(skip_serializing_if = "is_false")]
     pub not_comparable: bool,
+    /// Read a non-null pointer the debugger showed as symbol plus offset
+    /// with the load bias removed, so that an unrelocated file address of a
+    /// global (LLDB on `DW_OP_addr X; DW_OP_stack_value`) is a wrong value
+    /// (issue 17 part 4; [`crate::accuracy`]). Off: pointers compare as
+    /// null or non-null only, as before. On by default; serialized only
+    /// when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub pointer_symbols: bool,
     /// Bisect (and put in the signature) the culprit of compiler suspects
     /// only (`compiler`, `different_stop`): a culprit pass says nothing
     /// about a debugger's bug (issue 17 part 4). Off: every wrong value is
@@ -73,6 +81,7 @@ impl Default for DebuginfoConfig {
             bisect: true,
             seed: 1,
             not_comparable: true,
+            pointer_symbols: true,
             compiler_culprits_only: true,
             rerun_unconfirmed: true,
             action_timeout: Duration::from_secs(20),
@@ -166,17 +175,18 @@ mod tests {
     #[test]
     fn accuracy_switches_are_written_only_when_on() {
         let on = DebuginfoConfig::default();
-        assert!(on.not_comparable && on.compiler_culprits_only && on.rerun_unconfirmed);
+        assert!(on.not_comparable && on.pointer_symbols && on.compiler_culprits_only && on.rerun_unconfirmed);
         let json = serde_json::to_string(&on).unwrap();
         assert!(json.contains("\"not_comparable\":true"), "{json}");
         let off = DebuginfoConfig {
             not_comparable: false,
+            pointer_symbols: false,
             compiler_culprits_only: false,
             rerun_unconfirmed: false,
             ..Default::default()
         };
         let json = serde_json::to_string(&off).unwrap();
-        for k in ["not_comparable", "compiler_culprits_only", "rerun_unconfirmed"] {
+        for k in ["not_comparable", "pointer_symbols", "compiler_culprits_only", "rerun_unconfirmed"] {
             assert!(!json.contains(k), "{json}");
         }
     }

@@ -45,7 +45,30 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// gcc -O2 describes `p` at line 6 as `DW_OP_addr 0x4034; DW_OP_stack_value`
+/// (`&g_9[1]`); LLDB 22 shows the file address 0x4034 unrelocated.
+const POINTER: &str = r#"#include <stdio.h>
+int g_9[4];
+__attribute__((noinline)) void use(int *q) { *q += 1; }
+int main(void) {
+  int *p = &g_9[1];
+  use(p);
+  printf("%d\n", g_9[1]);
+  use(p);
+  return 0;
+}
+"#;
+
 fn reference(line: u32, name: &str, value: &str) -> Reference {
+    let mut r = int_reference(line, name, value);
+    if name == "p" {
+        r.pair.variable.kind = VarKind::Pointer;
+        r.pair.variable.type_name = "int *".into();
+    }
+    r
+}
+
+fn int_reference(line: u32, name: &str, value: &str) -> Reference {
     Reference::new(
         Pair {
             line,
@@ -242,4 +265,33 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
     assert!(v.pc.is_some());
     // The other pair and the other debugger's verdicts are untouched.
     assert!(!cells[1].session.verdicts[1].rerun && !cells[0].session.verdicts[0].rerun);
+}
+
+#[tokio::test]
+async fn lldb_showing_an_unrelocated_global_address_is_a_wrong_value() {
+    let refs = || vec![reference(6, "p", "non-null")];
+    let lldb = checked(POINTER, "gcc -O2 -g", "lldb", refs(), &DebuginfoConfig::default()).await;
+    assert_eq!(
+        lldb[0].0,
+        CheckVerdict::WrongValue {
+            expected: "non-null".into(),
+            actual: "unrelocated &g_9+4".into()
+        },
+        "{lldb:?}"
+    );
+    // LLDB paused at a row without is_stmt, but an unrelocated address is
+    // wrong at any address: a wrong value, with its situation.
+    assert_eq!(
+        lldb[0].1.as_deref(),
+        Some("DW_OP_addr K; DW_OP_stack_value | no_is_stmt"),
+        "{lldb:?}"
+    );
+    let gdb = checked(POINTER, "gcc -O2 -g", "gdb", refs(), &DebuginfoConfig::default()).await;
+    assert_eq!(gdb[0].0, CheckVerdict::Match, "{gdb:?}");
+    let off = DebuginfoConfig {
+        pointer_symbols: false,
+        ..Default::default()
+    };
+    let lldb = checked(POINTER, "gcc -O2 -g", "lldb", refs(), &off).await;
+    assert_eq!(lldb[0].0, CheckVerdict::Match, "{lldb:?}");
 }

@@ -130,6 +130,10 @@ pub struct DebuginfoArgs {
     /// loop rotation, row without is_stmt): the behaviour before issue 17.
     #[arg(long)]
     pub no_not_comparable: bool,
+    /// Compare pointers as null or non-null only (not as symbol plus offset,
+    /// which makes an unrelocated global address a wrong value).
+    #[arg(long)]
+    pub no_pointer_symbols: bool,
     /// Bisect the culprit of every wrong value, not only of compiler suspects.
     #[arg(long)]
     pub culprits_for_every_suspect: bool,
@@ -181,6 +185,7 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
     }
     config.bisect &= !a.no_bisect;
     config.not_comparable &= !a.no_not_comparable;
+    config.pointer_symbols &= !a.no_pointer_symbols;
     config.compiler_culprits_only &= !a.culprits_for_every_suspect;
     config.rerun_unconfirmed &= !a.no_rerun_unconfirmed;
     config.seed_memcheck |= a.seed_memcheck;

@@ -72,6 +72,8 @@ pub struct PauseDwarf {
     pub location_pattern: String,
     /// The row in effect there (`None`: no sequence covers the address).
     pub row: Option<PauseRow>,
+    /// The load bias removed (0 for an executable at its link address).
+    pub bias: u64,
 }
 
 /// Which clause of a `for` header a source position lies in.
@@ -107,8 +109,36 @@ pub fn at_pause(binary: &Path, pc: u64, line: u32, source_name: &str, variable: 
             file_address: address,
             location_pattern,
             row,
+            bias,
         })
     })
+}
+
+/// The data or function symbol of `binary`'s symbol table (`.symtab`)
+/// that file address `address` lies in, with the offset into it:
+/// `("g_9", 4)` for `&g_9[1]` of an `int` array. A symbol without a size
+/// holds only its own address.
+///
+/// Errors: the binary cannot be read or is not an object file.
+pub fn symbol_at(binary: &Path, address: u64) -> Result<Option<(String, u64)>, String> {
+    use object::ObjectSymbol;
+    let data = std::fs::read(binary).map_err(|e| format!("cannot read {}: {e}", binary.display()))?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{} is not an object file: {e}", binary.display()))?;
+    for sym in file.symbols() {
+        if !matches!(sym.kind(), object::SymbolKind::Data | object::SymbolKind::Text) || sym.is_undefined() {
+            continue;
+        }
+        let (start, size) = (sym.address(), sym.size());
+        let inside = if size == 0 {
+            address == start
+        } else {
+            start <= address && address < start + size
+        };
+        if inside && let Ok(name) = sym.name() {
+            return Ok(Some((name.to_string(), address - start)));
+        }
+    }
+    Ok(None)
 }
 
 /// A line sequence: its rows and the address just past its end.
@@ -505,6 +535,33 @@ mod tests {
         assert!(row_at(&seqs, 0x1150, 4, "p.c").is_none());
     }
 
+    #[test]
+    fn symbols_with_offsets_and_addresses_outside_every_symbol() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.c"), "int g_9[4] = {1};\nint main(void) { return g_9[0]; }\n").unwrap();
+        let bin = dir.path().join("s");
+        let st = Command::new("gcc")
+            .current_dir(dir.path())
+            .args(["-O0", "-g", "-o"])
+            .arg(&bin)
+            .arg("s.c")
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let out = Command::new("nm").arg(&bin).output().unwrap();
+        let nm = String::from_utf8_lossy(&out.stdout);
+        let g = nm
+            .lines()
+            .find(|l| l.ends_with(" g_9"))
+            .and_then(|l| u64::from_str_radix(l.split_whitespace().next()?, 16).ok())
+            .unwrap();
+        assert_eq!(symbol_at(&bin, g).unwrap(), Some(("g_9".into(), 0)));
+        assert_eq!(symbol_at(&bin, g + 12).unwrap(), Some(("g_9".into(), 12)));
+        assert_ne!(symbol_at(&bin, g + 16).unwrap().map(|s| s.0), Some("g_9".into()));
+        assert_eq!(symbol_at(&bin, 0x5555_5555_8000 + g).unwrap(), None);
+        assert!(symbol_at(&dir.path().join("s.c"), g).is_err());
+    }
+
     /// `llvm-dwarfdump --debug-line` rows: (address, line, column, is_stmt).
     fn dwarfdump_rows(bin: &Path) -> Vec<(u64, u32, u32, bool)> {
         let out = Command::new("llvm-dwarfdump-19")
@@ -572,6 +629,7 @@ mod tests {
                     "{cc} {level}"
                 );
                 assert_eq!(at_pause(&bin, r.0 + bias, 6, "p.c", "nope").unwrap().location_pattern, "<no variable>");
+                assert_eq!(d.bias, bias);
             }
             // An address outside every row: no bias for a PIE, no row for
             // an executable at its link address.
