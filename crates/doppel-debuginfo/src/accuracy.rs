@@ -18,9 +18,10 @@
 //! - **no `is_stmt`**: the debugger paused at an instruction of the line
 //!   whose row is not a recommended breakpoint location (LLDB breaking at a
 //!   hoisted instruction), `no_is_stmt`;
-//! - GCC **location views** (a row and a location range at one address
-//!   with different views) are recorded as `view_nonzero` in the situation
-//!   but not yet decided: the range's view (`DW_AT_GNU_locviews`) is not read.
+//! - GCC **location views** (Oliva's `DW_AT_GNU_locviews`): at the row's
+//!   address the variable's location range starts at a later view than
+//!   the row's, or the range before it ends at a later view; both debuggers
+//!   ignore views and read the other range (`location_view`).
 //!
 //! Every wrong value of a C build gets its [`DwarfSituation`] (the input of
 //! root-cause deduplication), whether or not it is comparable.
@@ -60,12 +61,17 @@ pub struct LineFacts {
     /// The first pause at this `for` line came after a pause at a line of
     /// the loop's body.
     pub after_body: bool,
+    /// GCC location views: at the row's address, the variable's location
+    /// range starts at a later view than the row's (not yet in force), or
+    /// the range before it ends at a later view (still in force); the
+    /// debuggers, ignoring views, read the other one.
+    pub location_view: bool,
 }
 
 impl LineFacts {
     /// The facts joined by `+` in [`DwarfSituation::line_situation`]'s
     /// order: `is_stmt` / `no_is_stmt` / `no_row`, `view_nonzero`,
-    /// `for_increment` / `for_condition`, `after_body`.
+    /// `for_increment` / `for_condition`, `after_body`, `location_view`.
     pub fn situation(&self) -> String {
         let mut parts = vec![match self.is_stmt {
             Some(true) => "is_stmt",
@@ -82,6 +88,9 @@ impl LineFacts {
         }
         if self.after_body {
             parts.push("after_body");
+        }
+        if self.location_view {
+            parts.push("location_view");
         }
         parts.join("+")
     }
@@ -112,6 +121,13 @@ impl LineFacts {
                     .into(),
             );
         }
+        if self.location_view {
+            return Some(
+                "GCC location views: the row and the variable's location range meet at the pause address with \
+                 different views, and the debuggers ignore views"
+                    .into(),
+            );
+        }
         None
     }
 }
@@ -127,11 +143,18 @@ pub fn facts(pause: &PauseDwarf, source: &str, line: u32, before: &[u32]) -> Lin
     let after_body = location::for_body_lines(source, line)
         .iter()
         .any(|&(a, b)| before.iter().any(|&l| l != line && (a..=b).contains(&l)));
+    let location_view = match (&pause.row, &pause.location_views) {
+        (Some(r), Some(v)) if r.at_row_start => {
+            v.begins_here.is_some_and(|b| b > r.row.view) || v.ends_here.is_some_and(|e| e > r.row.view)
+        }
+        _ => false,
+    };
     LineFacts {
         is_stmt: row.map(|r| r.is_stmt),
         view_nonzero: row.is_some_and(|r| r.view > 0),
         clause,
         after_body,
+        location_view,
     }
 }
 
@@ -333,8 +356,12 @@ mod tests {
             view_nonzero: true,
             clause: Some(ForClause::Increment),
             after_body: true,
+            location_view: true,
         };
-        assert_eq!(f.situation(), "no_is_stmt+view_nonzero+for_increment+after_body");
+        assert_eq!(
+            f.situation(),
+            "no_is_stmt+view_nonzero+for_increment+after_body+location_view"
+        );
         assert_eq!(
             LineFacts {
                 is_stmt: Some(true),
@@ -375,6 +402,11 @@ mod tests {
             ..plain.clone()
         };
         assert!(r.not_comparable().unwrap().contains("without is_stmt"));
+        let r = LineFacts {
+            location_view: true,
+            ..plain.clone()
+        };
+        assert!(r.not_comparable().unwrap().contains("location views"));
         assert!(!wants_culprit(&DebuginfoConfig::default(), Suspect::Debugger));
         assert!(wants_culprit(&DebuginfoConfig::default(), Suspect::Compiler));
         let off = DebuginfoConfig {

@@ -295,3 +295,38 @@ async fn lldb_showing_an_unrelocated_global_address_is_a_wrong_value() {
     let lldb = checked(POINTER, "gcc -O2 -g", "lldb", refs(), &off).await;
     assert_eq!(lldb[0].0, CheckVerdict::Match, "{lldb:?}");
 }
+
+#[tokio::test]
+async fn a_row_before_the_location_views_start_is_not_comparable() {
+    // gcc -O2 puts lines 4, 5 and 6 at main's first address with views 0,
+    // 1 and 2, and `p`'s range starts there at view 2: at line 5 (view 1) p
+    // has no location yet, but a debugger ignoring views reads the range.
+    // Neither GDB nor LLDB reports a pause at line 5 there (GDB reports
+    // line 6, LLDB breaks at main+1), so the pause is the one they would
+    // take: main's address, with the debuggers' PIE load bias.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p.c");
+    std::fs::write(&src, POINTER).unwrap();
+    let cache = BuildCache::new(dir.path().join("cache"));
+    let subject = cache
+        .build(&src, "p.c", &BuildRecipe::parse("gcc -O2 -g").unwrap())
+        .await
+        .unwrap();
+    let binary = subject.binary.clone().unwrap();
+    let nm = std::process::Command::new("nm").arg(&binary).output().unwrap();
+    let main = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .find(|l| l.ends_with(" T main"))
+        .and_then(|l| u64::from_str_radix(l.split_whitespace().next()?, 16).ok())
+        .unwrap();
+    let pc = main + doppel_lang::c::location::DEBUGGER_PIE_BASE;
+    let pause = doppel_lang::c::location::at_pause(&binary, pc, 5, "p.c", "p").unwrap();
+    let f = accuracy::facts(&pause, POINTER, 5, &[]);
+    assert_eq!(f.situation(), "is_stmt+view_nonzero+location_view", "{pause:?}");
+    assert!(f.not_comparable().unwrap().contains("location views"));
+    // Line 6's row at the same address has view 2, the range's: comparable.
+    let pause = doppel_lang::c::location::at_pause(&binary, pc, 6, "p.c", "p").unwrap();
+    let f = accuracy::facts(&pause, POINTER, 6, &[]);
+    assert_eq!(f.situation(), "is_stmt+view_nonzero", "{pause:?}");
+    assert_eq!(f.not_comparable(), None);
+}

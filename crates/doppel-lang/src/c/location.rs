@@ -74,6 +74,9 @@ pub struct PauseDwarf {
     pub row: Option<PauseRow>,
     /// The load bias removed (0 for an executable at its link address).
     pub bias: u64,
+    /// The location list's views at the address (`None`: an expression, or
+    /// a list without `DW_AT_GNU_locviews`).
+    pub location_views: Option<LocationViews>,
 }
 
 /// Which clause of a `for` header a source position lies in.
@@ -104,12 +107,24 @@ pub fn at_pause(binary: &Path, pc: u64, line: u32, source_name: &str, variable: 
         };
         let address = pc.wrapping_sub(bias);
         let row = row_at(&sequences, address, line, wanted);
-        let location_pattern = location_pattern(dwarf, address, variable).map_err(bad)?;
+        let section = |name: &str| -> Result<Cow<'_, [u8]>, String> {
+            match file.section_by_name(name) {
+                Some(s) => s.uncompressed_data().map_err(|e| format!("cannot read section {name}: {e}")),
+                None => Ok(Cow::Borrowed(&[][..])),
+            }
+        };
+        let (loclists, loc) = (section(".debug_loclists")?, section(".debug_loc")?);
+        let views = ViewSections {
+            loclists: &loclists,
+            loc: &loc,
+        };
+        let (location_pattern, location_views) = location_pattern(dwarf, address, variable, &views).map_err(bad)?;
         Ok(PauseDwarf {
             file_address: address,
             location_pattern,
             row,
             bias,
+            location_views,
         })
     })
 }
@@ -253,8 +268,33 @@ fn sequences<R: Reader>(dwarf: &gimli::Dwarf<R>) -> gimli::Result<Vec<Sequence>>
     Ok(out)
 }
 
-/// The location pattern of `variable` at file address `address`.
-fn location_pattern<R: Reader>(dwarf: &gimli::Dwarf<R>, address: u64, variable: &str) -> gimli::Result<String> {
+/// GCC's location views of the variable's location list at the pause
+/// address (`DW_AT_GNU_locviews`: one pair of ULEB128 views, begin and
+/// end, per bounded entry of the list, stored before it in the same
+/// section).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocationViews {
+    /// The begin view of the entry that starts at the address.
+    pub begins_here: Option<u32>,
+    /// The end view of an entry that ends at the address.
+    pub ends_here: Option<u32>,
+}
+
+/// The raw bytes of `.debug_loclists` (DWARF 5) and `.debug_loc` (DWARF
+/// 4), where GCC's view pairs are.
+struct ViewSections<'a> {
+    loclists: &'a [u8],
+    loc: &'a [u8],
+}
+
+/// The location pattern of `variable` at file address `address`, and the
+/// location views there when the list has them.
+fn location_pattern<R: Reader>(
+    dwarf: &gimli::Dwarf<R>,
+    address: u64,
+    variable: &str,
+    views: &ViewSections<'_>,
+) -> gimli::Result<(String, Option<LocationViews>)> {
     let mut units = dwarf.units();
     while let Some(header) = units.next()? {
         let unit = dwarf.unit(header)?;
@@ -310,22 +350,81 @@ fn location_pattern<R: Reader>(dwarf: &gimli::Dwarf<R>, address: u64, variable: 
         let Some((_, offset)) = best else { continue };
         let e = u.entry(offset)?;
         let Some(attr) = e.attr_value(gimli::DW_AT_location) else {
-            return Ok("<no location>".into());
+            return Ok(("<no location>".into(), None));
         };
         if let gimli::AttributeValue::Exprloc(expr) = attr {
-            return expression_pattern(&expr, unit.encoding());
+            return Ok((expression_pattern(&expr, unit.encoding())?, None));
         }
-        let Some(mut list) = u.attr_locations(attr)? else {
-            return Ok("<unknown>".into());
+        // The view pairs, one per bounded entry, when GCC gave them.
+        let pairs: Option<Vec<(u32, u32)>> = match e.attr_value(gimli::DW_AT_GNU_locviews) {
+            Some(gimli::AttributeValue::SecOffset(o)) => {
+                let section = if unit.encoding().version >= 5 { views.loclists } else { views.loc };
+                Some(view_pairs(section, o.into_u64() as usize))
+            }
+            _ => None,
         };
-        while let Some(entry) = list.next()? {
-            if entry.range.begin <= address && address < entry.range.end {
-                return expression_pattern(&entry.data, unit.encoding());
+        let Some(mut list) = u.attr_locations(attr)? else {
+            return Ok(("<unknown>".into(), None));
+        };
+        let (mut pattern, mut found) = (None, LocationViews::default());
+        let mut bounded = 0usize;
+        while let Some(raw) = list.next_raw()? {
+            let index = match raw {
+                gimli::RawLocListEntry::BaseAddress { .. } | gimli::RawLocListEntry::BaseAddressx { .. } => None,
+                _ => {
+                    bounded += 1;
+                    Some(bounded - 1)
+                }
+            };
+            let Some(entry) = list.convert_raw(raw)? else { continue };
+            let view = |pick: fn(&(u32, u32)) -> u32| {
+                let pairs = pairs.as_ref()?;
+                pairs.get(index?).map(pick)
+            };
+            if entry.range.begin <= address && address < entry.range.end && pattern.is_none() {
+                pattern = Some(expression_pattern(&entry.data, unit.encoding())?);
+                if entry.range.begin == address {
+                    found.begins_here = view(|p| p.0);
+                }
+            }
+            if entry.range.end == address && entry.range.begin < address {
+                found.ends_here = view(|p| p.1);
             }
         }
-        return Ok("<no location>".into());
+        let views = pairs.map(|_| found);
+        return Ok((pattern.unwrap_or_else(|| "<no location>".into()), views));
     }
-    Ok("<no variable>".into())
+    Ok(("<no variable>".into(), None))
+}
+
+/// The view pairs from `offset` of `section` up to the end of the section
+/// or the first malformed number (the caller indexes only the entries its
+/// list has).
+fn view_pairs(section: &[u8], offset: usize) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut at = offset;
+    let uleb = |at: &mut usize| -> Option<u32> {
+        let (mut value, mut shift) = (0u64, 0u32);
+        loop {
+            let b = *section.get(*at)?;
+            *at += 1;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(value).ok();
+            }
+            shift += 7;
+            if shift > 35 {
+                return None;
+            }
+        }
+    };
+    // A list has at most as many pairs as bytes remain; 4096 pairs bound it.
+    while out.len() < 4096 {
+        let Some(begin) = uleb(&mut at) else { break };
+        let Some(end) = uleb(&mut at) else { break };
+        out.push((begin, end));
+    }
+    out
 }
 
 /// The name of a DIE, read through `DW_AT_abstract_origin` (in the same
@@ -490,6 +589,16 @@ mod tests {
         assert_eq!(pattern(&[0x30, 0x9f]), "DW_OP_lit0; DW_OP_stack_value");
         assert_eq!(pattern(&[0x77, 0x08, 0x06]), "DW_OP_breg7 K; DW_OP_deref");
         assert_eq!(pattern(&[]), "<empty>");
+    }
+
+    #[test]
+    fn view_pairs_are_uleb128_pairs_from_the_offset() {
+        // Two pairs at offset 1: (2, 3) and (300, 0); 300 = 0xac 0x02.
+        let section = [0xff, 0x02, 0x03, 0xac, 0x02, 0x00];
+        assert_eq!(view_pairs(&section, 1), vec![(2, 3), (300, 0)]);
+        // A truncated number ends the pairs.
+        assert_eq!(view_pairs(&[0x01, 0x80], 0), Vec::<(u32, u32)>::new());
+        assert!(view_pairs(&section, 99).is_empty());
     }
 
     const LOOP: &str = "int g;\n__attribute__((noinline)) int f(int x) { return x * g + 1; }\nint main(int argc, char **argv) {\n  int s = 0;\n  for (int i = 0; i < argc * 10; i++) {\n    s += f(i);\n  }\n  return s;\n}\n";
