@@ -209,15 +209,16 @@ pub fn review(config: &DebuginfoConfig, builds: &[Build], cells: &mut [Cell]) {
     for cell in cells.iter_mut() {
         let b = &builds[cell.build];
         let source = read_source(&b.subject.source);
-        for i in 0..cell.session.verdicts.len() {
+        // A session checks its build's references, in their order.
+        for (i, r) in b.references.iter().enumerate().take(cell.session.verdicts.len()) {
             let mut unrelocated = false;
             if config.pointer_symbols
-                && matches!(b.references[i].pair.variable.kind, VarKind::Pointer)
+                && matches!(r.pair.variable.kind, VarKind::Pointer)
                 && let Some(actual) = unrelocated_pointer(b, &cell.session.verdicts[i])
             {
                 let v = &mut cell.session.verdicts[i];
                 v.verdict = CheckVerdict::WrongValue {
-                    expected: b.references[i].value.clone(),
+                    expected: r.value.clone(),
                     actual,
                 };
                 unrelocated = true;
@@ -319,11 +320,17 @@ pub async fn rerun_unconfirmed(
                 continue;
             }
             for (cj, other) in cells.iter().enumerate() {
-                let unreached = matches!(
-                    other.session.verdicts[ri].verdict,
-                    CheckVerdict::NotHit { .. } | CheckVerdict::DebuggerFailure { .. }
-                );
-                if cj != ci && other.build == cell.build && unreached && !wanted.contains(&(cj, ri)) {
+                // Cells of other builds check other references.
+                if cj == ci || other.build != cell.build {
+                    continue;
+                }
+                let unreached = other.session.verdicts.get(ri).is_some_and(|o| {
+                    matches!(
+                        o.verdict,
+                        CheckVerdict::NotHit { .. } | CheckVerdict::DebuggerFailure { .. }
+                    )
+                });
+                if unreached && !wanted.contains(&(cj, ri)) {
                     wanted.push((cj, ri));
                 }
             }

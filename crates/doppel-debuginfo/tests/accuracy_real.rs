@@ -234,7 +234,7 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
     };
     cells[1].session.verdicts[0].verdict = gave_up.clone();
     cells[1].session.verdicts[0].pc = None;
-    let builds = vec![Build {
+    let mut builds = vec![Build {
         compiler: Compiler::discover("gcc").await.unwrap(),
         level: "O2".into(),
         augmented: Vec::new(),
@@ -242,6 +242,19 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
         references: refs,
         recipe: "gcc -O2 -g".into(),
     }];
+    // A second build (as an augmented one) with fewer references: its cells
+    // are not the first build's others.
+    let mut small = builds[0].clone();
+    small.references.truncate(1);
+    builds.push(small);
+    let mut other = Cell {
+        build: 1,
+        debugger: "gdb".into(),
+        session: cells[0].session.clone(),
+    };
+    other.session.verdicts.truncate(1);
+    other.session.verdicts[0].verdict = gave_up.clone();
+    cells.push(other);
     let off = DebuginfoConfig {
         rerun_unconfirmed: false,
         ..Default::default()
@@ -263,8 +276,10 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
         }
     );
     assert!(v.pc.is_some());
-    // The other pair and the other debugger's verdicts are untouched.
+    // The other pair, the other debugger's verdicts and the other build's
+    // are untouched.
     assert!(!cells[1].session.verdicts[1].rerun && !cells[0].session.verdicts[0].rerun);
+    assert_eq!(cells[2].session.verdicts[0].verdict, gave_up);
 }
 
 #[tokio::test]
