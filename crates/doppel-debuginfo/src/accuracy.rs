@@ -23,6 +23,14 @@
 //!   the row's, or the range before it ends at a later view; both debuggers
 //!   ignore views and read the other range (`location_view`).
 //!
+//! None of them explains a value computed with a `DW_OP_addr` operand in a
+//! PIE ([`address_as_value`]): LLDB computes with the unrelocated address
+//! and is wrong at any address (fig9c of corpus/debuginfo at gcc -O2, -O3,
+//! -Os, where LLDB also pauses at a row without `is_stmt`), so those stay
+//! findings. Telling the other two cases apart for certain needs the other
+//! debugger at the same address (an address breakpoint), which the
+//! debugger layer does not offer yet.
+//!
 //! Every wrong value of a C build gets its [`DwarfSituation`] (the input of
 //! root-cause deduplication), whether or not it is comparable.
 //!
@@ -66,6 +74,11 @@ pub struct LineFacts {
     /// the range before it ends at a later view (still in force); the
     /// debuggers, ignoring views, read the other one.
     pub location_view: bool,
+    /// The location computes with a `DW_OP_addr` address as a value (not a
+    /// memory location) in a position-independent executable: a debugger
+    /// that does not relocate it (LLDB) shows a wrong value at *any*
+    /// address, so no row explains the value. Not part of the situation.
+    pub address_value: bool,
 }
 
 impl LineFacts {
@@ -99,6 +112,9 @@ impl LineFacts {
     /// reference, if it is not (the mechanisms of the module
     /// documentation, in that order).
     pub fn not_comparable(&self) -> Option<String> {
+        if self.address_value {
+            return None;
+        }
         let rotated = "after loop rotation the first pause at the line follows the first iteration";
         match self.clause {
             Some(ForClause::Increment) => {
@@ -155,7 +171,21 @@ pub fn facts(pause: &PauseDwarf, source: &str, line: u32, before: &[u32]) -> Lin
         clause,
         after_body,
         location_view,
+        address_value: pause.bias != 0 && address_as_value(&pause.location_pattern),
     }
+}
+
+/// Whether a location pattern uses a `DW_OP_addr` operand as a value: an
+/// operator follows it that is not a dereference or a piece (those make it
+/// a memory location, which debuggers relocate when they read memory).
+pub fn address_as_value(pattern: &str) -> bool {
+    let ops: Vec<&str> = pattern.split("; ").collect();
+    ops.iter().enumerate().any(|(i, op)| {
+        *op == "DW_OP_addr K"
+            && ops
+                .get(i + 1)
+                .is_some_and(|next| !next.starts_with("DW_OP_deref") && !next.contains("piece"))
+    })
 }
 
 /// The lines of `source_name` a session paused at before its first pause
@@ -364,6 +394,7 @@ mod tests {
             clause: Some(ForClause::Increment),
             after_body: true,
             location_view: true,
+            address_value: true,
         };
         assert_eq!(
             f.situation(),
@@ -414,6 +445,21 @@ mod tests {
             ..plain.clone()
         };
         assert!(r.not_comparable().unwrap().contains("location views"));
+        // A DW_OP_addr computed with (LLDB's unrelocated address bug in
+        // fig9c at gcc -O2) is wrong at any address: never explained.
+        let r = LineFacts {
+            is_stmt: Some(false),
+            address_value: true,
+            ..plain.clone()
+        };
+        assert_eq!(r.not_comparable(), None);
+        assert!(address_as_value(
+            "DW_OP_breg3 K; DW_OP_addr K; DW_OP_minus; DW_OP_lit5; DW_OP_shr; DW_OP_stack_value"
+        ));
+        assert!(address_as_value("DW_OP_addr K; DW_OP_stack_value"));
+        assert!(!address_as_value("DW_OP_addr K"));
+        assert!(!address_as_value("DW_OP_addr K; DW_OP_piece K; DW_OP_reg3; DW_OP_piece K"));
+        assert!(!address_as_value("DW_OP_addr K; DW_OP_deref_size K; DW_OP_stack_value"));
         assert!(!wants_culprit(&DebuginfoConfig::default(), Suspect::Debugger));
         assert!(wants_culprit(&DebuginfoConfig::default(), Suspect::Compiler));
         let off = DebuginfoConfig {
