@@ -308,6 +308,8 @@ mod tests {
                 verdict: wrong("255"),
                 shown: None,
                 pc: None,
+                dwarf: None,
+                rerun: false,
             },
             others: vec![],
             suspect: Some(Suspect::Debugger),
