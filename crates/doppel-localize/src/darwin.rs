@@ -56,11 +56,20 @@ pub struct DarwinConfig {
     pub predicates: bool,
     /// Other recently assigned variables each assignment is compared with.
     pub peers: u32,
+    /// `x == y` predicates at 1- and 2-byte stores too (`char` and `short`
+    /// variables; doppel-concolic's `Observe::narrow`).
+    pub narrow_stores: bool,
     /// Timeout of a full query in the long-lived incremental solver; a query
     /// it cannot decide goes to a fresh z3 process (`query_timeout`).
     pub incremental_timeout: Duration,
     /// Lines in the report (the best ranked; 0: all).
     pub report_lines: usize,
+    /// Walk the program's own branches (both directions) before any
+    /// predicate, within the same wall-clock budget: predicates are about 2
+    /// of 3 deviation candidates, and walking them in path order let the
+    /// budget end the walk before later own branches were tried
+    /// (docs/results/localize.md). `false`: one walk in path order.
+    pub own_branches_first: bool,
 }
 
 impl Default for DarwinConfig {
@@ -76,8 +85,32 @@ impl Default for DarwinConfig {
             per_site: 4,
             predicates: true,
             peers: 4,
+            narrow_stores: false,
             incremental_timeout: Duration::from_millis(300),
             report_lines: 5,
+            own_branches_first: true,
+        }
+    }
+}
+
+/// Which deviation targets one walk along a path condition tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Targets {
+    /// Every user branch, own and virtual, in path order.
+    All,
+    /// The program's own branches only.
+    Own,
+    /// Virtual branches (predicates) only.
+    Predicates,
+}
+
+impl Targets {
+    fn admits(self, kind: BranchKind) -> bool {
+        let predicate = matches!(kind, BranchKind::Predicate(_));
+        match self {
+            Targets::All => true,
+            Targets::Own => !predicate,
+            Targets::Predicates => predicate,
         }
     }
 }
@@ -229,6 +262,7 @@ fn config(input: &[u8], symbolic: bool, source: &str, cfg: &DarwinConfig) -> Run
             returns: true,
             assignments: true,
             peers: cfg.peers,
+            narrow: cfg.narrow_stores,
         },
     }
 }
@@ -479,32 +513,44 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
         .collect();
     let mut causes: BTreeMap<Line, RootCause> = BTreeMap::new();
     let mut budget_hit = false;
-    // Direction 1: f ∧ ¬f' (lines in P'); direction 2: f' ∧ ¬f (lines in P).
-    for (base, dev, base_prog, dev_prog) in [(&rp, &rq, p, q), (&rq, &rp, q, p)] {
-        let res = deviate(
-            base,
-            dev,
-            base_prog,
-            dev_prog,
-            t,
-            &vars,
-            cfg,
-            start,
-            &mut stats,
-            &mut causes,
-        );
-        match res {
-            Ok(true) => {}
-            Ok(false) => {
-                budget_hit = true;
-                break;
-            }
-            Err(e) => {
-                let causes: Vec<RootCause> = causes.into_values().collect();
-                if causes.is_empty() {
-                    return done(DarwinOutcome::SolverFailure { reason: e.to_string() }, causes, stats);
+    // Direction 1: f ∧ ¬f' (lines in P'); direction 2: f' ∧ ¬f (lines in P);
+    // with `own_branches_first`, both directions at own branches, then both
+    // at predicates.
+    let walks: &[Targets] = if cfg.own_branches_first && cfg.predicates {
+        &[Targets::Own, Targets::Predicates]
+    } else {
+        &[Targets::All]
+    };
+    'walks: for &targets in walks {
+        for (base, dev, base_prog, dev_prog) in [(&rp, &rq, p, q), (&rq, &rp, q, p)] {
+            let res = deviate(
+                Walk {
+                    base,
+                    dev,
+                    base_prog,
+                    dev_prog,
+                    targets,
+                },
+                t,
+                &vars,
+                cfg,
+                start,
+                &mut stats,
+                &mut causes,
+            );
+            match res {
+                Ok(true) => {}
+                Ok(false) => {
+                    budget_hit = true;
+                    break 'walks;
                 }
-                return done(DarwinOutcome::Localized, causes, stats);
+                Err(e) => {
+                    let causes: Vec<RootCause> = causes.into_values().collect();
+                    if causes.is_empty() {
+                        return done(DarwinOutcome::SolverFailure { reason: e.to_string() }, causes, stats);
+                    }
+                    return done(DarwinOutcome::Localized, causes, stats);
+                }
             }
         }
     }
@@ -521,14 +567,21 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
     done(outcome, causes, stats)
 }
 
-/// One direction: inputs satisfying `base`'s path condition that leave
-/// `dev`'s path at one of its user branches. `Ok(false)` when the budget ran out.
-#[allow(clippy::too_many_arguments)]
+/// One walk: a direction (the run whose path condition holds, the run
+/// whose path is left) and the deviation targets tried.
+struct Walk<'r, 'p> {
+    base: &'r Run,
+    dev: &'r Run,
+    base_prog: &'r Program<'p>,
+    dev_prog: &'r Program<'p>,
+    targets: Targets,
+}
+
+/// One walk: inputs satisfying `base`'s path condition that leave `dev`'s
+/// path at one of its user branches that `targets` admits. `Ok(false)`
+/// when the budget ran out.
 fn deviate(
-    base: &Run,
-    dev: &Run,
-    base_prog: &Program,
-    dev_prog: &Program,
+    walk: Walk,
     t: &[u8],
     vars: &[InputVar],
     cfg: DarwinConfig,
@@ -536,10 +589,19 @@ fn deviate(
     stats: &mut DarwinStats,
     causes: &mut BTreeMap<Line, RootCause>,
 ) -> Result<bool, SolverError> {
-    // Path indices of `dev`'s user branches (those with a constraint).
+    let Walk {
+        base,
+        dev,
+        base_prog,
+        dev_prog,
+        targets,
+    } = walk;
+    // Path indices of `dev`'s user branches (those with a constraint) that
+    // this walk tries.
     let user: BTreeMap<u32, (u32, BranchKind)> = dev
         .branches
         .iter()
+        .filter(|b| targets.admits(b.kind))
         .filter_map(|b| b.path_index.map(|i| (i, (b.offset, b.kind))))
         .collect();
     if user.is_empty() {
