@@ -79,7 +79,9 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// (before/after measurements in one build): `DOPPEL_DARWIN_OWN_FIRST=0`
 /// walks own branches and predicates in path order
 /// (`DarwinConfig::own_branches_first`); `DOPPEL_DARWIN_NARROW=1` adds
-/// predicates at 1- and 2-byte stores (`DarwinConfig::narrow_stores`).
+/// predicates at 1- and 2-byte stores (`DarwinConfig::narrow_stores`);
+/// `DOPPEL_DARWIN_PREFIX=1` deviates along the prefix of a symbolic run cut
+/// by the shadow's budgets (`DarwinConfig::prefix_on_budget`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -88,6 +90,9 @@ fn case_config() -> CaseConfig {
         }
         if std::env::var("DOPPEL_DARWIN_NARROW").as_deref() == Ok("1") {
             d.narrow_stores = true;
+        }
+        if std::env::var("DOPPEL_DARWIN_PREFIX").as_deref() == Ok("1") {
+            d.prefix_on_budget = true;
         }
         eprintln!("darwin config: {d:?}");
     }
