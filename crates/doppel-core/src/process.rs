@@ -20,6 +20,9 @@
 //! through [`run_limited`], which sets the limits in the child before `exec`,
 //! so no instruction of the program runs unlimited.
 
+mod probe;
+
+pub use probe::{PROBE_OUTPUT_CAP, ProbeOutput, output_within};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;

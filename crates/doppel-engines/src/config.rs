@@ -130,37 +130,7 @@ pub fn which(program: &str) -> Option<PathBuf> {
 /// minutes at load 110 before probes had a deadline.
 pub(crate) const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Runs `cmd` (stdin closed, stdout and stderr captured) like
-/// [`std::process::Command::output`], but kills it with its process group
-/// after `timeout`.
-///
-/// Errors: it cannot be started, or it did not end within `timeout`.
-pub(crate) fn output_within(
-    cmd: &mut std::process::Command,
-    timeout: std::time::Duration,
-) -> std::io::Result<std::process::Output> {
-    use std::os::unix::process::CommandExt;
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    let deadline = std::time::Instant::now() + timeout;
-    while child.try_wait()?.is_none() {
-        if std::time::Instant::now() >= deadline {
-            // SAFETY: signals the child's own process group.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("did not end within {} s", timeout.as_secs()),
-            ));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    child.wait_with_output()
-}
+pub(crate) use doppel_core::process::output_within;
 
 /// The version of an installed Debian package (`dpkg-query`), if any.
 pub fn debian_version(package: &str) -> Option<String> {
@@ -171,28 +141,4 @@ pub fn debian_version(package: &str) -> Option<String> {
     .ok()?;
     let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (out.status.success() && !v.is_empty()).then_some(v)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn a_probe_that_hangs_is_killed_at_its_deadline() {
-        let start = Instant::now();
-        let err = output_within(
-            std::process::Command::new("sh").args(["-c", "sleep 30"]),
-            Duration::from_millis(200),
-        )
-        .unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
-    }
-
-    #[test]
-    fn a_probe_that_answers_gives_its_output() {
-        let out = output_within(std::process::Command::new("sh").args(["-c", "echo v1"]), PROBE_TIMEOUT).unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "v1");
-    }
 }

@@ -83,11 +83,11 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
     // Debian's wrapper script prints a shell warning first; the version line
     // is the one naming the browser.
-    let out = std::process::Command::new(&exe)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| BackendError::Other(format!("{} --version: {e}", exe.display())))?;
+    let out = doppel_core::process::output_within(
+        std::process::Command::new(&exe).arg("--version"),
+        std::time::Duration::from_secs(60),
+    )
+    .map_err(|e| BackendError::Other(format!("{} --version: {e}", exe.display())))?;
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

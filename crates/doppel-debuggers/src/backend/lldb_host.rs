@@ -101,12 +101,11 @@ fn prepare() -> Result<HostShim, String> {
         .ok_or("lsb_release is not installed, so LLDB skips the probe")?
         .canonicalize()
         .map_err(|e| format!("lsb_release: {e}"))?;
-    let out = std::process::Command::new(&real)
-        .arg("-i")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("running {}: {e}", real.display()))?;
+    let out = doppel_core::process::output_within(
+        std::process::Command::new(&real).arg("-i"),
+        std::time::Duration::from_secs(60),
+    )
+    .map_err(|e| format!("running {}: {e}", real.display()))?;
     if !out.status.success() {
         return Err(format!("{} -i failed ({})", real.display(), out.status));
     }

@@ -65,44 +65,21 @@ enum VersionTry {
 }
 
 fn version_try(exe: &Path, args: &[&str]) -> Result<VersionTry, crate::BackendError> {
-    use std::os::unix::process::CommandExt;
     use std::os::unix::process::ExitStatusExt;
     // `lldb-22 --version` takes well under a second, and over 10 s under
     // `nice -n 19` on a machine busy with builds.
     const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-    let Ok(mut child) = std::process::Command::new(exe)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn()
-    else {
-        return Ok(VersionTry::NotStarted);
-    };
-    let deadline = std::time::Instant::now() + VERSION_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(10))
-            }
-            _ => {
-                // SAFETY: signals the child's own process group.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-                let _ = child.wait();
-                return Err(crate::BackendError::Other(format!(
-                    "{} {} did not answer within {} s (its version goes into the run keys)",
-                    exe.display(),
-                    args.join(" "),
-                    VERSION_TIMEOUT.as_secs()
-                )));
-            }
-        }
-    }
-    let out = match child.wait_with_output() {
+    let out = match doppel_core::process::output_within(std::process::Command::new(exe).args(args), VERSION_TIMEOUT) {
         Ok(out) => out,
-        Err(e) => return Ok(VersionTry::Nothing(format!("its output could not be read: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            return Err(crate::BackendError::Other(format!(
+                "{} {} did not answer within {} s (its version goes into the run keys)",
+                exe.display(),
+                args.join(" "),
+                VERSION_TIMEOUT.as_secs()
+            )));
+        }
+        Err(_) => return Ok(VersionTry::NotStarted),
     };
     let text = if out.stdout.is_empty() {
         &out.stderr

@@ -42,11 +42,11 @@ impl Server {
 
 /// Whether the adapter has a server mode (`--connection`, lldb-dap 20+).
 pub(super) fn has_server_mode(exe: &Path) -> bool {
-    std::process::Command::new(exe)
-        .arg("--help")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--connection"))
+    doppel_core::process::output_within(
+        std::process::Command::new(exe).arg("--help"),
+        std::time::Duration::from_secs(60),
+    )
+    .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--connection"))
 }
 
 /// The commands every launch starts with.
