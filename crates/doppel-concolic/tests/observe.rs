@@ -190,14 +190,14 @@ fn char_and_short_assignments_are_observed_with_narrow_stores() {
         sequence(&narrow_run(&module, input, Symbolic::NONE, true)),
         sequence(&r)
     );
-    for (l, flip_to) in [(chr, b'b'), (short, 0)] {
+    for l in [chr, short] {
         let eq = at(&module, &r, l, Predicate::Equal);
         assert!(!eq.is_empty(), "no x == y predicate at line {l}");
-        // c = 'b' differs from a = 'a' and b = 'c'; s = 10 from x = 5, y = 7.
+        // c = 'b' differs from a = 'a' and d = b = 'c'; s = 10 from x = 5.
         assert!(eq.iter().all(|b| b.taken == 0), "line {l}");
         assert!(eq.iter().all(|b| b.constraint.is_some()), "line {l}: input-dependent");
         // Negating each one and solving gives an input on which the
-        // concrete run takes the predicate (c == b: b = 'b').
+        // concrete run takes the predicate (c == d: a + 1 == b; s == x: x == 0).
         let mut arena = r.arena.clone();
         let mut flipped = 0;
         for (k, b) in eq.iter().enumerate() {
@@ -222,9 +222,6 @@ fn char_and_short_assignments_are_observed_with_narrow_stores() {
             let again = narrow_run(&module, &t2, Symbolic::NONE, true);
             if at(&module, &again, l, Predicate::Equal).get(k).map(|x| x.taken) == Some(1) {
                 flipped += 1;
-                if flip_to != 0 {
-                    assert!(t2.contains(&flip_to), "{:?}", String::from_utf8_lossy(&t2));
-                }
             }
         }
         assert!(flipped > 0, "no x == y predicate could be flipped at line {l}");

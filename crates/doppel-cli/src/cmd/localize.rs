@@ -40,11 +40,11 @@ pub struct LocalizeArgs {
     #[arg(long)]
     pub input: Option<PathBuf>,
     /// Command-line arguments (argv[1..]) given to both programs in every
-    /// run, native and wasm (`--args -n 3`: every value up to the next
-    /// option of this command; `--args=-x` for one that looks like an
-    /// option). Darwin keeps them concrete: its alternate inputs change
-    /// the input t.
-    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG", requires = "reference")]
+    /// run, native and wasm: `--args 3 x` (the values end at the next
+    /// option); one that starts with `-` as `--args=-n` (repeatable,
+    /// appended in order). Darwin keeps them concrete: its alternate
+    /// inputs change the input t.
+    #[arg(long, num_args = 1.., value_name = "ARG", requires = "reference")]
     pub args: Vec<String>,
     /// More tests (standard-input files) on which P is the oracle: they
     /// feed the SBFL baselines' spectra.
