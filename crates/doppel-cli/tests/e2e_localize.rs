@@ -370,6 +370,10 @@ fn args_reach_both_programs_in_every_run() {
         .output()
         .unwrap();
     let shown = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(run.status.code(), Some(0), "P and P' differ on t with the arguments: {shown}");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "P and P' differ on t with the arguments: {shown}"
+    );
     assert!(shown.contains("P  prints: not above"), "{shown}");
 }
