@@ -1,7 +1,7 @@
 //! `doppel`: finds bugs in debuggers by differential testing.
 //!
 //! Subcommands: `diff` (a campaign), `classes`, `sample`, `show`, `replay`,
-//! `repro`, `report`, `backends`, `engines`, `bench`. See README.md.
+//! `repro`, `report`, `reclassify`, `triage`, `backends`, `engines`, `bench`. See README.md.
 
 mod cmd;
 mod settings;
@@ -52,6 +52,8 @@ enum Command {
     Repro(cmd::repro::ReproArgs),
     /// Re-judge stored divergences under the current normalization rules and policies.
     Reclassify(cmd::reclassify::ReclassifyArgs),
+    /// Record a decision about a root cause (bug, policy difference, false positive), kept across reclassify.
+    Triage(cmd::triage::TriageArgs),
     /// Write the HTML report of the stored runs.
     Report(cmd::report::ReportArgs),
     /// List the debugger backends: installed or not, version, protocol, capabilities.
@@ -125,6 +127,7 @@ fn main() -> ExitCode {
             Command::Repro(a) => cmd::repro::run(a, &db).await,
             Command::Report(a) => cmd::report::run(a, &db).await,
             Command::Reclassify(a) => cmd::reclassify::run(a, &db).await,
+            Command::Triage(a) => cmd::triage::run(a, &db).await,
             Command::Backends => cmd::backends::run(&settings),
             Command::Engines(a) => cmd::engines::run(a).await,
             Command::Bench(a) => cmd::bench::run(a, &settings).await,

@@ -55,7 +55,14 @@ async fn diff_stores_runs_classes_and_everything_a_finding_needs() {
     assert_eq!(listed.len(), classes.len());
 
     assert!(report.join("index.html").is_file());
-    assert_eq!(std::fs::read_dir(&report).unwrap().count(), classes.len() + 1);
+    let pages = |prefix: &str| {
+        std::fs::read_dir(&report)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(prefix))
+            .count()
+    };
+    assert_eq!(pages("class-"), classes.len());
+    assert!(pages("root-") >= 1 && pages("root-") <= summary.divergences as usize);
 
     // Every run carries both traces, tool versions and the program.
     let first = store.run(1).await.unwrap().unwrap();
@@ -112,6 +119,87 @@ async fn diff_stores_runs_classes_and_everything_a_finding_needs() {
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stderr).contains("12 runs already stored are skipped"));
     assert_eq!(store.summary(&RunFilter::default()).await.unwrap().runs, 12);
+}
+
+/// Root causes from a real GDB vs LLDB campaign: listed with their
+/// standing, triaged, and the decision kept across `doppel reclassify` and
+/// shown by `classes`, `show` and the report.
+#[tokio::test(flavor = "multi_thread")]
+async fn triage_decisions_are_shown_and_kept_across_reclassify() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("doppel.db");
+    let out = doppel(&db)
+        .args(["diff", "--runs-per-program", "3", "--seed", "1", "--jobs", "1"])
+        .args(["recursion.c", "switch.c", "structs.c"].map(corpus))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let roots = |db: &Path| -> Vec<serde_json::Value> {
+        let out = doppel(db)
+            .args(["classes", "--root-causes", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let before = roots(&db);
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let divergences = store.summary(&RunFilter::default()).await.unwrap().divergences;
+    assert!(!before.is_empty(), "these programs diverge within three seeds");
+    assert_eq!(
+        before.iter().map(|r| r["size"].as_u64().unwrap()).sum::<u64>(),
+        divergences,
+        "every divergent run has one root cause"
+    );
+    let id = before[0]["id"].as_str().unwrap().to_string();
+    let run = before[0]["representative_run"].as_i64().unwrap();
+
+    let unknown = doppel(&db)
+        .args(["triage", "rc-nonesuch", "--as", "bug"])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no root cause"));
+    let t = doppel(&db)
+        .args(["triage", &id, "--as", "false-positive", "--note", "seen in <every> run"])
+        .output()
+        .unwrap();
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(String::from_utf8_lossy(&t.stdout).contains("false positive: seen in <every> run"));
+
+    let r = doppel(&db).arg("reclassify").output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let after = roots(&db);
+    let same = after
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .expect("the root cause is still there");
+    assert_eq!(same["standing"]["standing"], "false_positive", "{same}");
+    assert_eq!(store.triages().await.unwrap().len(), 1);
+
+    let show = doppel(&db).args(["show", &run.to_string()]).output().unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        text.contains(&format!("root cause {id}: false positive: seen in <every> run")),
+        "{text}"
+    );
+    let table = doppel(&db).arg("classes").output().unwrap();
+    assert!(String::from_utf8_lossy(&table.stdout).contains("false positive: seen in"));
+
+    let report = dir.path().join("report");
+    let rep = doppel(&db).args(["report", "--out"]).arg(&report).output().unwrap();
+    assert!(rep.status.success(), "{}", String::from_utf8_lossy(&rep.stderr));
+    let index = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        index.contains("<title>doppel: differential testing (DBDB, FSE 2018)</title>"),
+        "{index}"
+    );
+    let collapsed = index
+        .split("<summary>Triaged false positives (1)")
+        .nth(1)
+        .expect("collapsed group");
+    assert!(collapsed.contains(&id), "{index}");
+    assert!(index.find("Candidate bugs").unwrap() < index.find("<summary>Triaged false positives").unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread")]

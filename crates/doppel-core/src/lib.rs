@@ -13,6 +13,7 @@ pub mod model;
 pub mod partition;
 pub mod process;
 pub mod report;
+pub mod rootcause;
 pub mod run;
 pub mod store;
 pub mod subject;

@@ -6,9 +6,15 @@
 //! resources; templates are minijinja `*.html`, so every value (program
 //! output, variable values: untrusted) is escaped.
 //!
-//! Files: `index.html` (campaign parameters, tools, verdict counts, the class
-//! table; each class number and size links to its page) and `class-N.html`
-//! for the N-th class of [`ReportInput::classes`] (1-based).
+//! Files: `index.html` (first the root causes for a maintainer: new ones,
+//! the candidate bugs, with suspect, size and a link to their page; policy
+//! differences, known upstream bugs and triaged false positives collapsed
+//! in `<details>` below; then campaign parameters, tools, verdict counts,
+//! the class table; each class number and size links to its page),
+//! `class-N.html` for the N-th class of [`ReportSection::classes`]
+//! (1-based, across sections), and `root-N.html` for the N-th of
+//! [`ReportInput::root_causes`] (its representative run and reduced
+//! reproducer).
 //!
 //! Documented check in a real browser (run by `tests/report.rs` on both
 //! pages when `/usr/bin/chromium` exists; required when `CI` is set). Look at
@@ -28,6 +34,7 @@ mod rows;
 pub use rows::{Row, describe_output, side_by_side_rows, trace_table};
 
 use crate::model::{ClassKey, ToolInfo};
+use crate::rootcause::Standing;
 use crate::run::RunRecord;
 use crate::store::CampaignSummary;
 use crate::technique::RunView;
@@ -41,6 +48,10 @@ use std::path::{Path, PathBuf};
 pub struct ReportInput {
     /// Page title and heading.
     pub title: String,
+    /// The root causes ([`crate::rootcause`]), in the order listed within
+    /// each standing (largest first, by convention); the first page lists
+    /// candidate bugs first and collapses the rest.
+    pub root_causes: Vec<RootCauseReport>,
     /// Campaign parameters as (name, value).
     pub parameters: Vec<(String, String)>,
     /// The tools under test (name, version, protocol, executable).
@@ -82,6 +93,32 @@ pub struct ClassReport {
     pub samples: Vec<(RunRecord, RunView)>,
 }
 
+/// One root cause for a maintainer: where it stands, who is suspect, its
+/// size, and its representative run with the reduced reproducer.
+#[derive(Debug, Clone, Serialize)]
+pub struct RootCauseReport {
+    /// Its short name ([`crate::rootcause::RootCause::id`]).
+    pub id: String,
+    /// Its key ([`crate::rootcause::RootCause::key`]).
+    pub key: String,
+    /// The technique's title.
+    pub technique: String,
+    /// Where it stands (new, known, policy, triaged).
+    pub standing: Standing,
+    /// Who is suspect, for people (the `suspect` fact, else the tools).
+    pub suspect: String,
+    /// Its divergent runs.
+    pub size: u64,
+    /// The classes they are in.
+    pub classes: usize,
+    /// The representative run's id.
+    pub representative: i64,
+    /// The representative run as its technique shows it.
+    pub view: Option<RunView>,
+    /// The reduced reproducer, when one is stored.
+    pub reduced: Option<String>,
+}
+
 #[derive(Serialize)]
 struct SampleView<'a> {
     id: String,
@@ -102,6 +139,29 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
     env.add_template("style.html", include_str!("report/style.html"))?;
     env.add_template("index.html", include_str!("report/index.html"))?;
     env.add_template("class.html", include_str!("report/class.html"))?;
+    env.add_template("root.html", include_str!("report/root.html"))?;
+    env.add_template("roots.html", include_str!("report/roots.html"))?;
+    let roots: Vec<_> = input
+        .root_causes
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            context! {
+                n => i + 1,
+                id => r.id.clone(),
+                key => r.key.clone(),
+                technique => r.technique.clone(),
+                standing => r.standing.describe(),
+                link => match &r.standing { Standing::Known { link, .. } => Some(link.clone()), _ => None },
+                group => standing_group(&r.standing),
+                suspect => r.suspect.clone(),
+                size => r.size,
+                classes => r.classes,
+                representative => r.representative,
+                reduced => r.reduced.is_some(),
+            }
+        })
+        .collect();
     let mut n = 0;
     let sections: Vec<_> = input
         .sections
@@ -141,6 +201,7 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
         median_ms => format!("{:.0}", s.median_duration_ms),
         total_s => format!("{:.1}", s.total_duration_ms / 1000.0),
         sections => sections,
+        roots => roots,
     })?;
     let index_path = dir.join("index.html");
     std::fs::write(&index_path, index)?;
@@ -166,5 +227,26 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
         })?;
         std::fs::write(dir.join(format!("class-{}.html", i + 1)), page)?;
     }
+    let tmpl = env.get_template("root.html")?;
+    for (i, r) in input.root_causes.iter().enumerate() {
+        let page = tmpl.render(context! {
+            title => input.title.clone(),
+            n => i + 1,
+            root => minijinja::Value::from(minijinja::value::Serde(r)),
+            standing => r.standing.describe(),
+        })?;
+        std::fs::write(dir.join(format!("root-{}.html", i + 1)), page)?;
+    }
     Ok(index_path)
+}
+
+/// The first page's group of a root cause: `candidate` (listed first),
+/// `policy`, `known`, `false_positive` (collapsed below).
+fn standing_group(s: &Standing) -> &'static str {
+    match s {
+        Standing::New | Standing::Bug { .. } => "candidate",
+        Standing::Policy { .. } => "policy",
+        Standing::Known { .. } => "known",
+        Standing::FalsePositive { .. } => "false_positive",
+    }
 }

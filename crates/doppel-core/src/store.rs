@@ -15,7 +15,8 @@
 //! (`REAL`/`DOUBLE PRECISION`), `started_at_ms` milliseconds since the Unix
 //! epoch. Table `doppel_schema` holds the schema version; a store of an
 //! older version is migrated when opened (`store/migrate.rs`), one of a newer
-//! version is refused.
+//! version is refused. Table `triage` holds decisions about root causes
+//! (`store/triage.rs`).
 //!
 //! Duplicate keys: the run key is unique, and storing a run whose key exists
 //! *replaces* the stored record and keeps its id (an upsert). Neither an
@@ -29,6 +30,7 @@ pub mod cap;
 mod migrate;
 pub mod queue;
 pub mod retry;
+pub mod triage;
 
 use crate::model::ClassKey;
 use crate::run::RunRecord;
@@ -181,8 +183,9 @@ async fn probe(url: &str, postgres: bool) -> anyhow::Result<()> {
 /// technique + named parts, in `record_json` and the new `class_json` column).
 /// 3: debug-information records stop wearing the debugger model: verdict
 /// `checked {checks}` instead of `program_finished {actions}`, findings
-/// without an action index and last action.
-pub const SCHEMA_VERSION: i64 = 3;
+/// without an action index and last action. 4: the `triage` table
+/// (`store/triage.rs`: decisions about root causes).
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Key of the PostgreSQL advisory lock held while the schema is created.
 const SCHEMA_LOCK: i64 = 0x646f_7070_656c; // "doppel"
@@ -279,6 +282,10 @@ impl Store {
             .flatten();
         match version {
             None => {
+                sqlx::query(triage::DDL)
+                    .execute(&mut *tx)
+                    .await
+                    .context("creating the triage table")?;
                 sqlx::query("INSERT INTO doppel_schema (version) VALUES ($1)")
                     .bind(SCHEMA_VERSION)
                     .execute(&mut *tx)

@@ -17,6 +17,7 @@
 //! both.
 
 use crate::model::{ClassKey, ClassPartSpec, Verdict};
+use crate::rootcause::RootCause;
 use crate::run::RunRecord;
 use crate::store::Store;
 use serde::Serialize;
@@ -142,6 +143,20 @@ pub trait Technique: Send + Sync {
     /// running a tool; `None` when it cannot be re-judged (or the technique
     /// does not re-judge).
     fn reclassify(&self, _run: &RunRecord) -> Option<Verdict> {
+        None
+    }
+
+    /// What caused a divergent run's finding ([`crate::rootcause`]): runs
+    /// with equal causes are one root cause, however many classes they
+    /// span. `None` for a run without a finding. The default is the class
+    /// key itself ([`RootCause::from_class`]).
+    fn root_cause(&self, run: &RunRecord) -> Option<RootCause> {
+        run.verdict.finding().map(|f| RootCause::from_class(&f.class))
+    }
+
+    /// The run's reduced reproducer (a reduced program, a reduced action
+    /// sequence), as text for people, when one is stored; `None` otherwise.
+    fn reduced_reproducer(&self, _run: &RunRecord) -> Option<String> {
         None
     }
 }

@@ -135,6 +135,8 @@ async fn a_schema_1_sqlite_store_is_migrated_on_open() {
     let url = path.to_string_lossy().into_owned();
     let store = Store::open(&url).await.unwrap();
     check_migrated(&store, sqlite_ids(&path).await).await;
+    // Schema 4's triage table exists, empty.
+    assert_eq!(store.triages().await.unwrap(), vec![]);
     drop(store);
     assert_eq!(version_of_sqlite(&path).await, SCHEMA_VERSION);
     // Opening again is a no-op, and the store still reads the same.

@@ -5,7 +5,8 @@ mod support;
 
 use doppel_core::process::Sandbox;
 use doppel_core::report::{
-    ClassReport, ReportInput, ReportSection, describe_output, side_by_side_rows, trace_table, write_html,
+    ClassReport, ReportInput, ReportSection, RootCauseReport, describe_output, side_by_side_rows, trace_table,
+    write_html,
 };
 use doppel_core::store::CampaignSummary;
 use doppel_core::*;
@@ -18,6 +19,7 @@ fn input() -> ReportInput {
     sample.id = Some(41);
     ReportInput {
         title: "doppel test report".into(),
+        root_causes: Vec::new(),
         parameters: vec![
             ("max actions".into(), "20".into()),
             ("campaign".into(), "<script>alert(2)</script>".into()),
@@ -120,6 +122,89 @@ fn report_lists_classes_escapes_values_and_highlights_the_divergent_row() {
         "{row}"
     );
     assert!(page.contains("doppel replay 41"));
+}
+
+fn root(id: &str, standing: rootcause::Standing, reduced: Option<&str>) -> RootCauseReport {
+    RootCauseReport {
+        id: id.into(),
+        key: format!("differential:shape={id}"),
+        technique: "differential testing".into(),
+        standing,
+        suspect: "gdb or lldb".into(),
+        size: 4,
+        classes: 2,
+        representative: 41,
+        view: Some(technique::RunView {
+            lines: vec!["verdict: <divergence>".into()],
+            tables: vec![],
+        }),
+        reduced: reduced.map(str::to_string),
+    }
+}
+
+#[test]
+fn the_first_page_lists_new_root_causes_first_and_collapses_the_rest() {
+    use rootcause::Standing;
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = input();
+    input.root_causes = vec![
+        root(
+            "rc-policy",
+            Standing::Policy {
+                name: "slide_vs_reject".into(),
+            },
+            None,
+        ),
+        root("rc-new", Standing::New, Some("int main() { <b> }")),
+        root(
+            "rc-known",
+            Standing::Known {
+                id: "k".into(),
+                link: "https://github.com/llvm/llvm-project/issues/207497".into(),
+            },
+            None,
+        ),
+        root(
+            "rc-fp",
+            Standing::FalsePositive {
+                note: "loop rotation".into(),
+            },
+            None,
+        ),
+    ];
+    let html = std::fs::read_to_string(write_html(dir.path(), &input).unwrap()).unwrap();
+    let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing: {html}"));
+    // New root causes come first, before any <details>, then the collapsed groups.
+    assert!(at("Candidate bugs: new root causes (1)") < at("rc-new"));
+    assert!(at("rc-new") < at("<details>"), "{html}");
+    assert!(at("<summary>Policy differences (1)") < at("rc-policy"));
+    assert!(at("<summary>Known upstream bugs (1)") < at("rc-known"));
+    // minijinja escapes `/` as `&#x2f;` (also in attributes, where browsers decode it).
+    assert!(
+        html.contains(
+            r#"known: <a href="https:&#x2f;&#x2f;github.com&#x2f;llvm&#x2f;llvm-project&#x2f;issues&#x2f;207497">"#
+        ),
+        "{html}"
+    );
+    assert!(at("<summary>Triaged false positives (1)") < at("rc-fp"));
+    assert_eq!(html.matches("<details>").count(), 3);
+    assert!(html.contains("and 4 root causes"), "{html}");
+    // The new one's page: its representative run and its reduced reproducer, escaped.
+    let page = std::fs::read_to_string(dir.path().join("root-2.html")).unwrap();
+    assert!(
+        page.contains("Root cause rc-new") && page.contains("Representative run 41"),
+        "{page}"
+    );
+    assert!(
+        page.contains("int main() { &lt;b&gt; }") && page.contains("verdict: &lt;divergence&gt;"),
+        "{page}"
+    );
+    assert!(page.contains("doppel triage rc-new --as"), "{page}");
+    assert!(
+        !std::fs::read_to_string(dir.path().join("root-1.html"))
+            .unwrap()
+            .contains("Reduced reproducer")
+    );
 }
 
 #[test]

@@ -142,6 +142,78 @@ async fn exercise(store: &Store) {
     let only = store.action_counts(&big_only).await.unwrap();
     assert_eq!(only.len(), 1);
     assert_eq!(only[0].divergence.as_deref(), Some("call_stack"));
+
+    triage_is_kept_by_root_cause(store).await;
+}
+
+/// A triage decision is stored by root cause, replaced by a new decision,
+/// and untouched when runs are rewritten (what `doppel reclassify` does).
+async fn triage_is_kept_by_root_cause(store: &Store) {
+    use doppel_core::rootcause::{self, RootCause};
+    use doppel_core::store::triage::{Triage, TriageVerdict};
+    use doppel_core::technique::{ReplayReport, Reproducer, RunView, Technique, TechniqueContext};
+    struct Plain;
+    #[async_trait::async_trait]
+    impl Technique for Plain {
+        fn tag(&self) -> &'static str {
+            "differential"
+        }
+        fn title(&self) -> &'static str {
+            "plain"
+        }
+        fn class_parts(&self) -> &'static [doppel_core::ClassPartSpec] {
+            &[]
+        }
+        fn class_legend(&self) -> &'static str {
+            ""
+        }
+        fn view(&self, _: &doppel_core::RunRecord) -> anyhow::Result<RunView> {
+            Ok(RunView::default())
+        }
+        async fn replay(
+            &self,
+            _: &doppel_core::RunRecord,
+            _: &TechniqueContext,
+            _: usize,
+        ) -> anyhow::Result<ReplayReport> {
+            anyhow::bail!("no replay")
+        }
+        async fn repro(
+            &self,
+            _: &doppel_core::RunRecord,
+            _: &TechniqueContext,
+            _: &std::path::Path,
+        ) -> anyhow::Result<Reproducer> {
+            anyhow::bail!("no repro")
+        }
+    }
+    // The default root cause is the class key: as many causes as classes.
+    let groups = rootcause::group(store, &RunFilter::default(), &[&Plain]).await.unwrap();
+    let classes = store.classes(&RunFilter::default()).await.unwrap();
+    assert_eq!(groups.len(), classes.len());
+    assert_eq!(
+        groups.iter().map(|g| g.size).sum::<u64>(),
+        classes.iter().map(|c| c.size).sum::<u64>()
+    );
+    let cause: &RootCause = &groups[0].cause;
+    let mut t = Triage {
+        root_cause: cause.key(),
+        root_id: cause.id(),
+        technique: cause.technique.clone(),
+        verdict: TriageVerdict::Bug,
+        note: "first look".into(),
+        at_ms: 1,
+    };
+    store.set_triage(&t).await.unwrap();
+    t.verdict = TriageVerdict::FalsePositive;
+    t.note = "loop rotation".into();
+    store.set_triage(&t).await.unwrap();
+    // Rewriting every divergent run (as reclassify does) keeps the decision.
+    for id in store.divergent_run_ids(&RunFilter::default()).await.unwrap() {
+        let r = store.run(id).await.unwrap().unwrap();
+        store.insert_run(&r).await.unwrap();
+    }
+    assert_eq!(store.triages().await.unwrap(), vec![t]);
 }
 
 /// Eight tasks write five runs each through one handle, while a second

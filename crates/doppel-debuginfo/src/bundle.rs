@@ -264,6 +264,7 @@ fn cell(v: &CheckVerdict) -> String {
         CheckVerdict::NotAvailable { .. } => "not available".into(),
         CheckVerdict::NotHit { .. } => "not hit".into(),
         CheckVerdict::LaterHit { hit, .. } => format!("paused at execution {hit}"),
+        CheckVerdict::NotComparable { .. } => "not comparable".into(),
         CheckVerdict::DebuggerFailure { .. } => "**debugger failure**".into(),
     }
 }

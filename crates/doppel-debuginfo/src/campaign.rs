@@ -113,6 +113,9 @@ pub struct Stats {
     pub findings: usize,
     /// Culprit bisections run.
     pub bisections: usize,
+    /// Debuggers re-run alone on one pair before a wrong value was left
+    /// unconfirmed ([`crate::accuracy::rerun_unconfirmed`]).
+    pub reruns: usize,
     /// Records the store did not commit.
     pub store_errors: usize,
     /// Compilers that were not found, with the reason.
@@ -378,7 +381,9 @@ async fn run_program(
                     continue;
                 }
             };
-            let (builds, cells) = (checked.builds, checked.cells);
+            let (builds, mut cells) = (checked.builds, checked.cells);
+            shared.stats.lock().await.reruns += crate::accuracy::rerun_unconfirmed(&spec.config, &builds, &mut cells, dbgs).await;
+            crate::accuracy::review(&spec.config, &builds, &mut cells);
             let (row, n_checks, n_findings) = store_level(
                 spec,
                 p,
@@ -480,7 +485,10 @@ async fn store_level(
                 others: &others,
                 ast_node: ast_node(reference.pair.line),
             };
-            let culprit = if spec.config.bisect && matches!(v.verdict, CheckVerdict::WrongValue { .. }) {
+            let culprit = if spec.config.bisect
+                && matches!(v.verdict, CheckVerdict::WrongValue { .. })
+                && crate::accuracy::wants_culprit(&spec.config, f.suspect())
+            {
                 culprit_for(&f, dbgs, shared).await
             } else {
                 None
@@ -951,7 +959,7 @@ pub fn finding_record(spec: &DebuginfoSpec, f: &FindingInput<'_>, culprit: Optio
             suspect: Some(suspect),
             culprit: culprit.cloned(),
             reduced: None,
-            dwarf: None,
+            dwarf: f.verdict.dwarf.clone(),
         }
         .to_value(),
         debuggers: Vec::new(),

@@ -48,6 +48,15 @@ pub struct PairVerdict {
     /// pick different addresses among the line's `is_stmt` rows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pc: Option<u64>,
+    /// What the DWARF says at `pc`, for a wrong value of a C build (filled
+    /// after the session by [`crate::accuracy::review`]; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dwarf: Option<crate::record::DwarfSituation>,
+    /// This verdict comes from a re-run of the debugger with only this
+    /// pair's breakpoint ([`crate::accuracy::rerun_unconfirmed`]), not from
+    /// the session it is stored with.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rerun: bool,
 }
 
 /// What one session produced.
@@ -347,6 +356,8 @@ fn verdict(r: &Reference, v: CheckVerdict, shown: Option<String>) -> PairVerdict
         verdict: v,
         shown,
         pc: None,
+        dwarf: None,
+        rerun: false,
     }
 }
 

@@ -29,6 +29,38 @@ pub struct DebuginfoConfig {
     /// Seed of the pair sampling (and, with `--csmith`, of the first Csmith
     /// program).
     pub seed: u64,
+    /// Record a wrong value that the DWARF at the pause address explains
+    /// as a false positive of the method as `not_comparable` with the
+    /// reason, not as a finding (issue 17 part 4; [`crate::accuracy`]): a
+    /// pause row in a `for` header's increment or condition clause, a first
+    /// pause at a `for` line after one inside its body, a row without
+    /// `is_stmt`. Off: every wrong value is a finding, as before. On by
+    /// default; serialized only when on, so the run keys of the old
+    /// behaviour are unchanged (like the differential technique's
+    /// `continue_past_policies`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub not_comparable: bool,
+    /// Read a non-null pointer the debugger showed as symbol plus offset
+    /// with the load bias removed, so that an unrelocated file address of a
+    /// global (LLDB on `DW_OP_addr X; DW_OP_stack_value`) is a wrong value
+    /// (issue 17 part 4; [`crate::accuracy`]). Off: pointers compare as
+    /// null or non-null only, as before. On by default; serialized only
+    /// when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub pointer_symbols: bool,
+    /// Bisect (and put in the signature) the culprit of compiler suspects
+    /// only (`compiler`, `different_stop`): a culprit pass says nothing
+    /// about a debugger's bug (issue 17 part 4). Off: every wrong value is
+    /// bisected, as before. On by default; serialized only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub compiler_culprits_only: bool,
+    /// Before a wrong value is left `unconfirmed` because the other
+    /// debugger's session did not reach its line, run the other debugger
+    /// once more on the same binary with only that pair's breakpoint and
+    /// take the suspect from it (issue 17 part 4; [`crate::accuracy`]). Off:
+    /// as before. On by default; serialized only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub rerun_unconfirmed: bool,
     /// Longest wait for one debugger answer.
     #[serde(with = "secs")]
     pub action_timeout: Duration,
@@ -48,6 +80,10 @@ impl Default for DebuginfoConfig {
             seed_memcheck: false,
             bisect: true,
             seed: 1,
+            not_comparable: true,
+            pointer_symbols: true,
+            compiler_culprits_only: true,
+            rerun_unconfirmed: true,
             action_timeout: Duration::from_secs(20),
             run_timeout: Duration::from_secs(10),
         }
@@ -86,6 +122,10 @@ impl DebuginfoConfig {
     pub fn checks_kind(&self, kind: &str) -> bool {
         self.kinds.iter().any(|k| k == kind)
     }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 mod secs {
@@ -130,6 +170,25 @@ mod tests {
             bad.validate().unwrap_err(),
             "unknown variable kind 'float' (int, pointer, array, struct)"
         );
+    }
+
+    #[test]
+    fn accuracy_switches_are_written_only_when_on() {
+        let on = DebuginfoConfig::default();
+        assert!(on.not_comparable && on.pointer_symbols && on.compiler_culprits_only && on.rerun_unconfirmed);
+        let json = serde_json::to_string(&on).unwrap();
+        assert!(json.contains("\"not_comparable\":true"), "{json}");
+        let off = DebuginfoConfig {
+            not_comparable: false,
+            pointer_symbols: false,
+            compiler_culprits_only: false,
+            rerun_unconfirmed: false,
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&off).unwrap();
+        for k in ["not_comparable", "pointer_symbols", "compiler_culprits_only", "rerun_unconfirmed"] {
+            assert!(!json.contains(k), "{json}");
+        }
     }
 
     #[test]

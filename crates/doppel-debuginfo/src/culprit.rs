@@ -92,7 +92,9 @@ impl Oracle for RebuildOracle<'_> {
 /// for a campaign run with `--no-bisect`) and updates the record: its
 /// `config.culprit` and the culprit part of its class signature.
 ///
-/// Errors: `r` is not a wrong-value finding; the bisection fails.
+/// Errors: `r` is not a wrong-value finding, or its suspect is not the
+/// compiler while its campaign bisects compiler suspects only
+/// ([`crate::accuracy::wants_culprit`]); the bisection fails.
 pub async fn bisect_record(
     r: &mut doppel_core::RunRecord,
     cache_dir: &Path,
@@ -101,6 +103,14 @@ pub async fn bisect_record(
     let mut stored = FindingRecord::from_value(&r.config).map_err(|e| format!("run {:?}: {e}", r.id))?;
     if !matches!(stored.verdict.verdict, CheckVerdict::WrongValue { .. }) {
         return Err("only wrong values are bisected".into());
+    }
+    if let Some(suspect) = stored.suspect
+        && !crate::accuracy::wants_culprit(&stored.debuginfo, suspect)
+    {
+        return Err(format!(
+            "the suspect is {suspect}: culprits are bisected for compiler suspects only (a campaign run with \
+             --culprits-for-every-suspect bisects them all)"
+        ));
     }
     let program = crate::replay::restore_program(r, cache_dir)?;
     let reference = stored.reference.clone();

@@ -33,6 +33,7 @@
 
 #![deny(missing_docs)]
 
+pub mod accuracy;
 pub mod augment;
 pub mod bench;
 pub mod bisect;
@@ -161,6 +162,19 @@ pub enum CheckVerdict {
         /// The value shown, normalized.
         actual: String,
     },
+    /// A wrong value that the DWARF at the pause address explains as a
+    /// false positive of the method, not a bug (issue 17, part 4;
+    /// [`crate::accuracy`]): the pause row lies in a `for` header's
+    /// increment or condition clause (loop rotation), or came after a pause
+    /// inside the loop's body, or its row has no `is_stmt` flag (a hoisted
+    /// instruction of the line). Not a finding; `actual` is what the
+    /// debugger showed.
+    NotComparable {
+        /// Why the value is not comparable with the -O0 reference.
+        reason: String,
+        /// The value shown, normalized.
+        actual: String,
+    },
     /// The debugger crashed, hung or broke protocol during the session.
     DebuggerFailure {
         /// The failure, for people.
@@ -170,7 +184,8 @@ pub enum CheckVerdict {
 
 impl CheckVerdict {
     /// Stable short name (`match`, `wrong_value`, `optimized_out`,
-    /// `not_available`, `not_hit`, `later_hit`, `debugger_failure`).
+    /// `not_available`, `not_hit`, `later_hit`, `not_comparable`,
+    /// `debugger_failure`).
     pub fn name(&self) -> &'static str {
         match self {
             CheckVerdict::Match => "match",
@@ -179,6 +194,7 @@ impl CheckVerdict {
             CheckVerdict::NotAvailable { .. } => "not_available",
             CheckVerdict::NotHit { .. } => "not_hit",
             CheckVerdict::LaterHit { .. } => "later_hit",
+            CheckVerdict::NotComparable { .. } => "not_comparable",
             CheckVerdict::DebuggerFailure { .. } => "debugger_failure",
         }
     }
@@ -203,6 +219,9 @@ impl fmt::Display for CheckVerdict {
                     f,
                     "paused first at execution {hit} of the line, where the value is {actual}"
                 )
+            }
+            CheckVerdict::NotComparable { reason, actual } => {
+                write!(f, "not comparable (shows {actual}): {reason}")
             }
             CheckVerdict::NotAvailable { detail }
             | CheckVerdict::NotHit { detail }

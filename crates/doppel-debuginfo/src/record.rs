@@ -115,7 +115,10 @@ pub struct DwarfSituation {
     pub location_pattern: String,
     /// The line-table situation of the pause address, facts joined by `+`
     /// in a fixed order (`is_stmt`, `no_is_stmt`, `view_nonzero`,
-    /// `for_increment`, `for_condition`, `after_body`, ...).
+    /// `for_increment`, `for_condition`, `after_body`, ...): as written by
+    /// [`crate::accuracy::LineFacts::situation`], `is_stmt` / `no_is_stmt` /
+    /// `no_row` first, then `view_nonzero`, `for_increment` /
+    /// `for_condition`, `after_body`, `location_view`.
     pub line_situation: String,
 }
 

@@ -201,6 +201,29 @@ impl Technique for Debuginfo {
         ]
     }
 
+    /// Compiler, debugger, suspect and the DWARF situation at the pause
+    /// address, or the variable kind and AST node when the record has no
+    /// DWARF situation ([`crate::triage::root_cause`]). A finding record
+    /// this doppel cannot read keeps its class key as its cause.
+    fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        let f = run.verdict.finding()?;
+        Some(match crate::record::FindingRecord::from_value(&run.config) {
+            Ok(rec) => crate::triage::root_cause(&rec, &f.class),
+            Err(_) => doppel_core::rootcause::RootCause::from_class(&f.class),
+        })
+    }
+
+    /// The C-Vise-reduced program (`doppel debuginfo reduce`), when stored.
+    fn reduced_reproducer(&self, run: &RunRecord) -> Option<String> {
+        let rec = crate::record::FindingRecord::from_value(&run.config).ok()?;
+        rec.reduced.map(|r| {
+            format!(
+                "/* reduced: line {} (the marker), {} */\n{}",
+                r.line, rec.debugger_name, r.text
+            )
+        })
+    }
+
     /// The program rebuilt from its stored text with the stored compiler,
     /// level and augmentation, the pair checked again with the stored debugger.
     async fn replay(&self, r: &RunRecord, ctx: &TechniqueContext, times: usize) -> anyhow::Result<ReplayReport> {

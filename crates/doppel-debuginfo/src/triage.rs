@@ -155,6 +155,41 @@ pub fn class_key(signature: &str, finding: FindingKind, node: &str) -> doppel_co
         .with("node", node)
 }
 
+/// The root cause of a finding (issue 17 item 3): the compiler family and
+/// version (`gcc-12.2.0`), the debugger (`any` when the suspect is the
+/// compiler: both debuggers showed the same wrong value), the suspect, what was found, and
+/// the DWARF situation at the pause address ([`crate::record::DwarfSituation`]:
+/// the location's operator pattern, the line-table situation); a record
+/// without one (written before it existed, or a binary that could not be
+/// read) falls back to the variable kind and the line's AST node (from
+/// `class`). Not the level, program, line or culprit: one cause shows at
+/// many levels, in many programs and lines, and bisection may name
+/// different passes for it.
+pub fn root_cause(
+    rec: &crate::record::FindingRecord,
+    class: &doppel_core::ClassKey,
+) -> doppel_core::rootcause::RootCause {
+    // Both debuggers show the same wrong value: the DWARF is wrong whichever
+    // reads it, and the two findings are one cause.
+    let debugger = match rec.suspect {
+        Some(Suspect::Compiler) => "any".to_string(),
+        _ => rec.debugger_name.clone(),
+    };
+    let r = doppel_core::rootcause::RootCause::new(crate::campaign::TECHNIQUE)
+        .with("compiler", rec.compiler.tag())
+        .with("debugger", debugger)
+        .with("suspect", rec.suspect.map_or("unknown", Suspect::as_str))
+        .with("finding", class.part("finding").unwrap_or("-"));
+    match &rec.dwarf {
+        Some(d) => r
+            .with("location", d.location_pattern.clone())
+            .with("line", d.line_situation.clone()),
+        None => r
+            .with("kind", rec.reference.pair.variable.kind.name())
+            .with("node", class.part("node").unwrap_or("-")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +263,105 @@ mod tests {
             signature("clang-19.1.7", "O3", Suspect::Debugger, Some("a,b|c"), "array"),
             "clang-19.1.7,O3,debugger,a;b;c,array"
         );
+    }
+
+    fn finding(level: &str, line: u32, debugger: &str, dwarf: Option<(&str, &str)>) -> crate::record::FindingRecord {
+        use crate::toolchain::{Compiler, Family};
+        let kind = doppel_lang::c::clang_scope::VarKind::Integer { signed: true, bits: 8 };
+        crate::record::FindingRecord {
+            debuginfo: Default::default(),
+            program: crate::program::Program {
+                name: format!("p{line}.c"),
+                source: format!("p{line}.c").into(),
+                hash: "h".into(),
+                csmith: None,
+            },
+            source_text: String::new(),
+            augmented_text: None,
+            compiler: Compiler {
+                name: "gcc".into(),
+                path: "/usr/bin/gcc".into(),
+                family: Family::Gcc,
+                version: "gcc (Debian 12.2.0-14) 12.2.0".into(),
+                version_number: "12.2.0".into(),
+            },
+            level: level.into(),
+            recipe: String::new(),
+            augmented: vec![],
+            debugger_name: debugger.into(),
+            reference: crate::Reference::new(
+                crate::Pair {
+                    line,
+                    variable: crate::ScopedVariable {
+                        name: "l".into(),
+                        type_name: "char".into(),
+                        kind,
+                        parameter: false,
+                        declared_at: 1,
+                    },
+                },
+                "-1".into(),
+            ),
+            verdict: crate::check::PairVerdict {
+                line,
+                variable: "l".into(),
+                verdict: wrong("255"),
+                shown: None,
+                pc: None,
+                dwarf: None,
+                rerun: false,
+            },
+            others: vec![],
+            suspect: Some(Suspect::Debugger),
+            culprit: None,
+            reduced: None,
+            dwarf: dwarf.map(|(l, s)| crate::record::DwarfSituation {
+                location_pattern: l.into(),
+                line_situation: s.into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn root_causes_ignore_level_line_and_program_and_match_known_bugs() {
+        use doppel_core::rootcause::known::KnownBugs;
+        let shra = Some((
+            "DW_OP_breg7 K; DW_OP_deref_size K; DW_OP_const1u K; DW_OP_shl; DW_OP_const1u K; DW_OP_shra; DW_OP_stack_value",
+            "is_stmt",
+        ));
+        let k1 = class_key(
+            "gcc-12.2.0,O1,debugger,-,int,lldb",
+            FindingKind::WrongValue,
+            "expression_statement",
+        );
+        let k2 = class_key(
+            "gcc-12.2.0,Og,debugger,-,int,lldb",
+            FindingKind::WrongValue,
+            "for_statement",
+        );
+        let a = root_cause(&finding("O1", 6, "lldb", shra), &k1);
+        let b = root_cause(&finding("Og", 40, "lldb", shra), &k2);
+        assert_ne!(k1, k2);
+        assert_eq!(a, b, "two classes, one root cause");
+        assert_eq!(a.part("compiler"), Some("gcc-12.2.0"));
+        assert_eq!(a.part("suspect"), Some("debugger"));
+        assert!(a.part("location").unwrap().contains("DW_OP_shra"));
+        // The bundled list knows this LLDB bug, and only for LLDB.
+        let known = KnownBugs::bundled().unwrap();
+        let hit = known.find(&a).expect("the DW_OP_shra cause is known");
+        assert_eq!(hit.link, "https://github.com/llvm/llvm-project/issues/207497");
+        assert!(known.find(&root_cause(&finding("O1", 6, "gdb", shra), &k1)).is_none());
+        // Without a DWARF situation: the variable kind and the AST node.
+        let old = root_cause(&finding("O1", 6, "lldb", None), &k1);
+        assert_eq!(old.part("kind"), Some("int"));
+        assert_eq!(old.part("node"), Some("expression_statement"));
+        assert!(old.part("location").is_none() && known.find(&old).is_none());
+        // A compiler suspect: both debuggers saw it, one cause for both.
+        let mut gdb = finding("O2", 6, "gdb", shra);
+        let mut lldb = finding("O2", 6, "lldb", shra);
+        gdb.suspect = Some(Suspect::Compiler);
+        lldb.suspect = Some(Suspect::Compiler);
+        assert_eq!(root_cause(&gdb, &k1), root_cause(&lldb, &k1));
+        assert_eq!(root_cause(&gdb, &k1).part("debugger"), Some("any"));
     }
 }

@@ -187,6 +187,14 @@ impl Technique for Differential {
         true
     }
 
+    /// The shape of the action sequence up to the divergence in the first
+    /// trace, the last action, the divergence type and the debugger pair
+    /// ([`crate::class::root_cause`]).
+    fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        let tools: Vec<&str> = run.traces.iter().map(|t| t.debugger.name.as_str()).collect();
+        crate::class::root_cause(self.tag(), run, run.traces.first()?, &tools.join(","))
+    }
+
     fn reclassify(&self, run: &RunRecord) -> Option<Verdict> {
         // The run's own knobs; rules added since default to on.
         let cfg = DiffRecord::of(run).map(|r| r.diff).unwrap_or_default();

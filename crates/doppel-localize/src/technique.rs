@@ -64,6 +64,13 @@ impl Technique for Localize {
         Ok(crate::view::view(&LocalizeRecord::of(run)?, true))
     }
 
+    /// None: a case is stored as a finding so that classes group cases by
+    /// outcome, but it is a measurement of localization, not a candidate
+    /// bug of a tool, so it has no root cause for the maintainer's list.
+    fn root_cause(&self, _run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        None
+    }
+
     fn parameters(&self, run: &RunRecord) -> Vec<(String, String)> {
         match LocalizeRecord::of(run) {
             Ok(r) => vec![

@@ -31,6 +31,13 @@
 //!   unassigned is `doppel_lang::c::assignment`'s definite-assignment
 //!   analysis. Parameters are always compared, so a debugger that shows a
 //!   parameter before the prologue stored it is still caught.
+//! - C, program transformations: a non-null pointer's address is not
+//!   compared ([`Relation::layout_may_change`]; both outputs show
+//!   [`ADDRESS`] in its place, null stays null and GDB's `<symbol+offset>`
+//!   decoration stays). Inserting or removing code moves the data and
+//!   stack after it: on a 2,028-line Csmith program (seed 108), removing a
+//!   dead block moved every global by 0x2000, and every pointer to one was
+//!   a "divergence" at the first pause (LLDB 22, issue 17 part 6's check).
 //!
 //! The comparison itself is the differential oracle's, with the same
 //! normalization rules, between `initial` and `follow-up`.
@@ -46,6 +53,10 @@ use std::sync::Arc;
 
 /// What a masked value reads in both outputs (and in a warning's detail).
 pub const INDETERMINATE: &str = "<indeterminate>";
+
+/// What a non-null pointer's address reads in both outputs when the
+/// program's layout may change ([`Relation::layout_may_change`]).
+pub const ADDRESS: &str = "<address>";
 
 /// The definite-assignment facts of a C test's two programs
 /// (`doppel_lang::c::assignment`): which locals may hold an indeterminate
@@ -118,6 +129,33 @@ fn mask(s: &ProgramState, names: &BTreeSet<String>) -> ProgramState {
     s
 }
 
+/// `v` (and its members) with the address of a non-null pointer replaced
+/// by [`ADDRESS`] ([`Relation::layout_may_change`]).
+fn without_address(v: &mut doppel_core::Variable) {
+    let is_pointer = v
+        .type_name
+        .as_deref()
+        .is_some_and(|t| t.trim_end().ends_with('*') || t.contains("(*)"));
+    if is_pointer {
+        v.value.text = replace_address(&v.value.text);
+    }
+    v.value.children.iter_mut().for_each(without_address);
+}
+
+/// `text` with its first hexadecimal number (`0x...`) replaced by
+/// [`ADDRESS`] unless it is zero.
+fn replace_address(text: &str) -> String {
+    let Some(start) = text.find("0x") else {
+        return text.to_string();
+    };
+    let digits = text[start + 2..].chars().take_while(char::is_ascii_hexdigit).count();
+    let number = &text[start + 2..start + 2 + digits];
+    if digits == 0 || number.chars().all(|c| c == '0') {
+        return text.to_string();
+    }
+    format!("{}{ADDRESS}{}", &text[..start], &text[start + 2 + digits..])
+}
+
 /// The relation of one metamorphic test.
 #[derive(Debug, Clone, Default)]
 pub struct Relation {
@@ -157,6 +195,13 @@ pub struct Relation {
     /// [`INDETERMINATE`] for it (its presence and type are compared).
     /// `None`: every value is compared (JavaScript).
     pub indeterminate: Option<Arc<Indeterminate>>,
+    /// C, a program transformation: the follow-up binary's code and data
+    /// may lie at other addresses, so the hexadecimal address in the value
+    /// of every pointer-typed variable (type ending in `*` or holding
+    /// `(*)`), members included, is replaced by [`ADDRESS`] in both outputs
+    /// unless it is zero; the rest of the value (a `char *`'s string, GDB's
+    /// `<g_9+4>`) is still compared.
+    pub layout_may_change: bool,
 }
 
 /// The names the oracle uses for the two runs.
@@ -248,6 +293,14 @@ impl Relation {
                 (Output::Paused(mask(e, &names)), Output::Paused(mask(a, &names)))
             }
             _ => (expected.clone(), actual),
+        };
+        let (expected, actual) = match (self.layout_may_change, expected, actual) {
+            (true, Output::Paused(mut e), Output::Paused(mut a)) => {
+                e.variables.iter_mut().for_each(without_address);
+                a.variables.iter_mut().for_each(without_address);
+                (Output::Paused(e), Output::Paused(a))
+            }
+            (_, e, a) => (e, a),
         };
         compare::compare(&names(), &[expected, actual], &self.normalization, self.columns)
     }
@@ -360,6 +413,7 @@ mod tests {
             replacements: vec![],
             breakability_may_change: vec![],
             indeterminate: None,
+            layout_may_change: false,
         }
     }
 
@@ -584,6 +638,55 @@ mod tests {
             indeterminate: Some(Arc::new(Indeterminate::new(initial, map, &follow))),
             ..rel(None)
         }
+    }
+
+    /// A pause with pointer-typed locals `(name, type, value)`.
+    fn paused_pointers(vars: &[(&str, &str, &str)]) -> Output {
+        match paused_c(3, "main", &[]) {
+            Output::Paused(mut s) => {
+                s.variables = vars
+                    .iter()
+                    .map(|(n, t, v)| Variable {
+                        name: n.to_string(),
+                        type_name: Some(t.to_string()),
+                        value: Value::scalar(*v),
+                        kind: VariableKind::Local,
+                    })
+                    .collect();
+                Output::Paused(s)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn after_a_program_transformation_pointers_compare_by_nullness_and_the_rest_of_their_value() {
+        // Csmith seed 108 with LLDB 22: removing a dead block moved l_1022's
+        // target (a global) by 0x2000.
+        let initial = paused_pointers(&[("l_1022", "S0 *", "0x0000555555573620"), ("l_1231", "int *", "0x0")]);
+        let moved = paused_pointers(&[("l_1022", "S0 *", "0x0000555555571620"), ("l_1231", "int *", "0x0")]);
+        let same_binary = Relation {
+            file: "p.c".into(),
+            ..rel(None)
+        };
+        let transformed = Relation {
+            layout_may_change: true,
+            ..same_binary.clone()
+        };
+        assert!(same_binary.check(&initial, &moved).is_some());
+        assert_eq!(transformed.check(&initial, &moved), None);
+        // Null against non-null, and another string behind a char *, still differ.
+        let now_null = paused_pointers(&[("l_1022", "S0 *", "0x0000555555571620"), ("l_1231", "int *", "0x10")]);
+        assert!(transformed.check(&initial, &now_null).is_some());
+        let s1 = paused_pointers(&[("s", "char *", "0x5555555560a4 \"abc\"")]);
+        let s2 = paused_pointers(&[("s", "char *", "0x5555555570a4 \"abd\"")]);
+        let s3 = paused_pointers(&[("s", "char *", "0x5555555570a4 \"abc\"")]);
+        assert!(transformed.check(&s1, &s2).is_some());
+        assert_eq!(transformed.check(&s1, &s3), None);
+        // Integers are not pointers.
+        let i1 = paused_pointers(&[("x", "long", "0x10")]);
+        let i2 = paused_pointers(&[("x", "long", "0x20")]);
+        assert!(transformed.check(&i1, &i2).is_some());
     }
 
     #[test]

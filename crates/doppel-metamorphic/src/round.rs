@@ -124,6 +124,8 @@ fn relation(cfg: &MetaConfig, program: &Program) -> Relation {
         replacements: Vec::new(),
         breakability_may_change: Vec::new(),
         indeterminate: indeterminate(program, &LocationMap::identity(), program),
+        // The same binary: every address is where it was.
+        layout_may_change: false,
     }
 }
 
@@ -238,6 +240,7 @@ async fn prepare(
             rel.replacements = transformed.map.replacements();
             rel.breakability_may_change = transformed.breakability_may_change.clone();
             rel.indeterminate = indeterminate(program, &transformed.map, &follow);
+            rel.layout_may_change = language == Language::C;
             let what = applied(transformed.description.clone(), transformed.node.clone());
             Ok((plan, follow, rel, what))
         }

@@ -112,6 +112,16 @@ impl Technique for Metamorphic {
         Ok(RunView { lines, tables })
     }
 
+    /// The shape of the follow-up's action sequence up to the violation
+    /// (the finding's action index is the follow-up trace's), the last
+    /// action, the divergence type and the debugger
+    /// (`doppel_differential::class::root_cause`); not the transformation
+    /// chain, which the class key has.
+    fn root_cause(&self, run: &RunRecord) -> Option<doppel_core::rootcause::RootCause> {
+        let follow_up = run.traces.last()?;
+        doppel_differential::class::root_cause(self.tag(), run, follow_up, &follow_up.debugger.name)
+    }
+
     fn parameters(&self, run: &RunRecord) -> Vec<(String, String)> {
         let Ok(c) = MetaRecord::of(run) else {
             return Vec::new();

@@ -18,6 +18,10 @@ pub struct ClassesArgs {
     /// (DBDB Figure 7).
     #[arg(long)]
     pub by_actions: bool,
+    /// Only the root causes (findings grouped by what caused them), each
+    /// marked new, known (with the upstream link), policy or triaged.
+    #[arg(long)]
+    pub root_causes: bool,
 }
 
 #[derive(Args, Debug)]
@@ -42,6 +46,9 @@ pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
     if a.by_actions {
         return by_actions(&store, &filter(&a.campaign), a.json).await;
     }
+    if a.root_causes {
+        return root_causes(&store, &filter(&a.campaign), a.json).await;
+    }
     let classes = store.classes(&filter(&a.campaign)).await?;
     if a.json {
         let rows: Vec<_> = classes
@@ -54,6 +61,66 @@ pub async fn classes(a: ClassesArgs, db: &str) -> anyhow::Result<ExitCode> {
     for t in class_tables(&classes)? {
         println!("{t}");
     }
+    root_causes(&store, &filter(&a.campaign), false).await
+}
+
+/// The root causes as a table (or JSON): id, technique, runs, classes,
+/// suspect, standing, representative run, key; then how many classes they
+/// collapse.
+async fn root_causes(store: &Store, filter: &RunFilter, json: bool) -> anyhow::Result<ExitCode> {
+    let rows = super::triage::root_causes(store, filter).await?;
+    if json {
+        let out: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.group.cause.id(),
+                    "key": r.group.cause.key(),
+                    "cause": r.group.cause,
+                    "size": r.group.size,
+                    "classes": r.group.classes,
+                    "representative_run": r.group.representative,
+                    "standing": r.standing,
+                    "described": r.standing.describe(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "root cause",
+        "runs",
+        "classes",
+        "suspect",
+        "standing",
+        "example run",
+        "key",
+    ]);
+    for r in &rows {
+        t.add_row([
+            r.group.cause.id(),
+            r.group.size.to_string(),
+            r.group.classes.len().to_string(),
+            r.group.cause.suspect(),
+            r.standing.describe(),
+            r.group.representative.to_string(),
+            r.group.cause.key(),
+        ]);
+    }
+    let classes: std::collections::BTreeSet<&String> = rows.iter().flat_map(|r| &r.group.classes).collect();
+    let new = rows.iter().filter(|r| r.standing.is_candidate()).count();
+    println!("{t}");
+    println!(
+        "{} classes in {} root causes: {new} new or triaged as bugs (`doppel triage ROOT --as ...` records a decision)",
+        classes.len(),
+        rows.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

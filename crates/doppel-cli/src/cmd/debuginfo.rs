@@ -125,6 +125,22 @@ pub struct DebuginfoArgs {
     /// Also run valgrind memcheck on every seed (slow).
     #[arg(long)]
     pub seed_memcheck: bool,
+    /// Record every wrong value as a finding, also those the DWARF at the
+    /// pause address explains as false positives (for-header clause after
+    /// loop rotation, row without is_stmt): the behaviour before issue 17.
+    #[arg(long)]
+    pub no_not_comparable: bool,
+    /// Compare pointers as null or non-null only (not as symbol plus offset,
+    /// which makes an unrelocated global address a wrong value).
+    #[arg(long)]
+    pub no_pointer_symbols: bool,
+    /// Bisect the culprit of every wrong value, not only of compiler suspects.
+    #[arg(long)]
+    pub culprits_for_every_suspect: bool,
+    /// Leave a wrong value unconfirmed without re-running the other debugger
+    /// on that pair alone.
+    #[arg(long)]
+    pub no_rerun_unconfirmed: bool,
     /// Skip programs already checked in the store.
     #[arg(long)]
     pub resume: bool,
@@ -168,6 +184,10 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
         config.seed = v;
     }
     config.bisect &= !a.no_bisect;
+    config.not_comparable &= !a.no_not_comparable;
+    config.pointer_symbols &= !a.no_pointer_symbols;
+    config.compiler_culprits_only &= !a.culprits_for_every_suspect;
+    config.rerun_unconfirmed &= !a.no_rerun_unconfirmed;
     config.seed_memcheck |= a.seed_memcheck;
     config.validate().map_err(anyhow::Error::msg)?;
     let executables = super::diff::executables_with(s, &a.debugger_paths)?;
@@ -402,7 +422,7 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
     let verdicts: Vec<String> = stats.verdicts.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let rejected: Vec<String> = stats.rejected.iter().map(|(k, n)| format!("{k} {n}")).collect();
     eprintln!(
-        "this invocation: {} programs ({} rejected: {}), {} references, {} sessions ({:.1} s), checks: {}; {} findings, {} bisections, {} skipped (resume){}",
+        "this invocation: {} programs ({} rejected: {}), {} references, {} sessions ({:.1} s), checks: {}; {} findings, {} bisections, {} re-runs of one pair, {} skipped (resume){}",
         stats.programs,
         stats.rejected.values().sum::<usize>(),
         if rejected.is_empty() {
@@ -416,6 +436,7 @@ async fn campaign(a: DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Ex
         verdicts.join(", "),
         stats.findings,
         stats.bisections,
+        stats.reruns,
         stats.skipped,
         super::not_stored(stats.store_errors)
     );

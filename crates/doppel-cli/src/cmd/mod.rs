@@ -25,6 +25,7 @@ pub mod replay;
 pub mod report;
 pub mod repro;
 pub mod show;
+pub mod triage;
 
 use doppel_core::store::Store;
 

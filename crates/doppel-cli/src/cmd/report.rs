@@ -1,7 +1,7 @@
 //! `doppel report --out DIR`, and the report written at the end of `doppel diff --report DIR`.
 
 use clap::Args;
-use doppel_core::report::{ClassReport, ReportInput, ReportSection, write_html};
+use doppel_core::report::{ClassReport, ReportInput, ReportSection, RootCauseReport, write_html};
 use doppel_core::store::{RunFilter, Store};
 use doppel_differential::campaign::CampaignSpec;
 use std::path::{Path, PathBuf};
@@ -92,14 +92,45 @@ async fn write_with(
             });
         }
     }
+    let mut root_causes = Vec::new();
+    for r in super::triage::root_causes(store, filter).await? {
+        let technique = crate::techniques::get(&r.group.cause.technique)?;
+        let view = match store.run(r.group.representative).await? {
+            Some(rec) => Some(technique.view(&rec)?),
+            None => None,
+        };
+        root_causes.push(RootCauseReport {
+            id: r.group.cause.id(),
+            key: r.group.cause.key(),
+            technique: technique.title().into(),
+            suspect: r.group.cause.suspect(),
+            standing: r.standing,
+            size: r.group.size,
+            classes: r.group.classes.len(),
+            representative: r.group.representative,
+            view,
+            reduced: r.group.reduced,
+        });
+    }
     let input = ReportInput {
-        title: "doppel: differential debugger testing".into(),
+        title: title(&sections),
+        root_causes,
         parameters,
         tools,
         summary,
         sections,
     };
     write_html(dir, &input)
+}
+
+/// The report's title: doppel and the techniques whose classes it shows
+/// (`doppel: debug-information validation (PLDI 2020)`).
+fn title(sections: &[ReportSection]) -> String {
+    if sections.is_empty() {
+        return "doppel report".into();
+    }
+    let titles: Vec<&str> = sections.iter().map(|s| s.title.as_str()).collect();
+    format!("doppel: {}", titles.join("; "))
 }
 
 pub async fn run(a: ReportArgs, db: &str) -> anyhow::Result<ExitCode> {

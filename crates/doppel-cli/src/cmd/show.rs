@@ -32,6 +32,9 @@ pub async fn run(a: ShowArgs, db: &str) -> anyhow::Result<ExitCode> {
     for l in &view.lines {
         println!("{l}");
     }
+    for l in super::triage::describe_run(&store, &r).await? {
+        println!("{l}");
+    }
     super::print_tables(&view.tables);
     Ok(ExitCode::SUCCESS)
 }

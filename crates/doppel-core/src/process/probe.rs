@@ -112,11 +112,7 @@ mod tests {
     #[test]
     fn a_probe_that_hangs_is_killed_at_its_deadline() {
         let start = Instant::now();
-        let err = output_within(
-            Command::new("sh").args(["-c", "sleep 30"]),
-            Duration::from_millis(200),
-        )
-        .unwrap_err();
+        let err = output_within(Command::new("sh").args(["-c", "sleep 30"]), Duration::from_millis(200)).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
     }

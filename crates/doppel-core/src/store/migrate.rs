@@ -14,6 +14,8 @@
 //!
 //! 2 -> 3: debug-information records get their own verdict (`checked`) and
 //! findings without debugger actions ([`v2_to_v3`]).
+//!
+//! 3 -> 4: the `triage` table (`store/triage.rs`), empty.
 
 use crate::model::ClassKey;
 use anyhow::Context;
@@ -31,6 +33,12 @@ pub(super) async fn upgrade(tx: &mut Transaction<'static, Any>, from: i64) -> an
     }
     if from < 3 {
         v2_to_v3(tx).await?;
+    }
+    if from < 4 {
+        sqlx::query(super::triage::DDL)
+            .execute(&mut **tx)
+            .await
+            .context("creating the triage table")?;
     }
     sqlx::query("UPDATE doppel_schema SET version = $1")
         .bind(super::SCHEMA_VERSION)

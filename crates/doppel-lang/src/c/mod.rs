@@ -14,6 +14,7 @@ pub mod codeflaws;
 mod compile;
 pub mod coverage;
 pub mod linetable;
+pub mod location;
 pub mod run;
 pub mod statements;
 mod syntax;

@@ -106,6 +106,11 @@ pub struct ScopeIndex<'t> {
     /// Function definition node id -> the file-scope variables declared
     /// before it, as [`visible_at`] appends them.
     file_scope: RefCell<HashMap<usize, Vec<Variable>>>,
+    /// Compound statement node id -> per named child, in order: its end
+    /// byte and what it declares (as `declared_by` appends it), so a
+    /// question about a statement in a long block does not read every
+    /// earlier sibling again (Csmith functions have hundreds).
+    blocks: RefCell<HashMap<usize, Vec<(usize, Vec<Variable>)>>>,
     /// Every node's parent (`Node::parent` is linear in the earlier siblings).
     parents: Option<super::Parents<'t>>,
 }
@@ -123,6 +128,7 @@ impl<'t> ScopeIndex<'t> {
             typedefs: HashMap::new(),
             records: RefCell::new(HashMap::new()),
             file_scope: RefCell::new(HashMap::new()),
+            blocks: RefCell::new(HashMap::new()),
             parents: None,
         };
         if indexing == ScopeIndexing::PerProgram {
@@ -195,6 +201,25 @@ impl<'t> ScopeIndex<'t> {
         let mut in_function = false;
         for p in self.ancestors(stmt) {
             match p.kind() {
+                "compound_statement" if self.indexed() => {
+                    let start = child.start_byte();
+                    let mut blocks = self.blocks.borrow_mut();
+                    let entries = blocks.entry(p.id()).or_insert_with(|| {
+                        let mut cursor = p.walk();
+                        p.named_children(&mut cursor)
+                            .map(|c| {
+                                let mut declared = Vec::new();
+                                self.declared_by(c, &mut declared, true);
+                                (c.end_byte(), declared)
+                            })
+                            .collect()
+                    });
+                    // Siblings end in order: the ones before `child` are a prefix.
+                    let before = entries.partition_point(|(end, _)| *end <= start);
+                    for (_, declared) in entries[..before].iter().rev() {
+                        found.extend(declared.iter().cloned());
+                    }
+                }
                 "compound_statement" => {
                     let mut cursor = p.walk();
                     let before: Vec<Node> = p
