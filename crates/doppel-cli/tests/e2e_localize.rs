@@ -315,3 +315,65 @@ fn bench_localize_prints_its_figures() {
         assert!(text.contains(figure), "{figure}: {text}");
     }
 }
+
+/// A pair whose regression shows only with a command-line argument: P
+/// prints `above` when the number read exceeds argv[1], P' when it reaches it.
+const ARGV_P: &str = "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  int k = argc > 1 ? atoi(argv[1]) : 0;\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n    return 1;\n  if (x > k)\n    printf(\"above\\n\");\n  else\n    printf(\"not above\\n\");\n  return 0;\n}\n";
+
+#[test]
+fn args_reach_both_programs_in_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, q, t) = (dir.path().join("p.c"), dir.path().join("q.c"), dir.path().join("t"));
+    std::fs::write(&p, ARGV_P).unwrap();
+    std::fs::write(&q, ARGV_P.replace("x > k", "x >= k")).unwrap();
+    std::fs::write(&t, "7\n").unwrap();
+    let line = ARGV_P.lines().position(|l| l.contains("x > k")).unwrap() + 1;
+    let db = dir.path().join("d.db");
+    // Without arguments k = 0: both print "above" on 7.
+    let (code, rec) = localize(&db, &p, &q, &t, None);
+    assert_eq!(code, 1, "{rec:#}");
+    assert_eq!(rec["result"]["outcome"]["kind"], "agree", "{rec:#}");
+    // `--args 7` (before other options: the values end at the next option):
+    // k = 7, P prints "not above", P' "above"; the changed condition is found.
+    let out = doppel(&db)
+        .args(["localize", "--args", "7", "--json", "--budget", "60s", "--reference"])
+        .arg(&p)
+        .arg("--modified")
+        .arg(&q)
+        .arg("--input")
+        .arg(&t)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rec: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(0), "{rec:#}");
+    assert_eq!(rec["case"]["args"], serde_json::json!(["7"]));
+    assert_eq!(
+        rec["result"]["outputs_on_t"],
+        serde_json::json!(["not above\n", "above\n"])
+    );
+    assert_eq!(rec["result"]["darwin"]["outcome"]["kind"], "localized", "{rec:#}");
+    let lines = darwin_lines(&rec);
+    assert!(lines.contains(&format!("modified:{line}")), "{lines:?}");
+    // The stored case replays with its arguments, and the reproducer
+    // passes them to the native builds.
+    let out = doppel(&db).args(["replay", "2"]).output().unwrap();
+    let replayed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && replayed.contains("REPRODUCES"), "{replayed}");
+    let repro = dir.path().join("repro");
+    let out = doppel(&db).args(["repro", "2", "--out"]).arg(&repro).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(repro.join("args")).unwrap(), "7\n");
+    let run = std::process::Command::new("sh")
+        .arg(repro.join("run.sh"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "P and P' differ on t with the arguments: {shown}"
+    );
+    assert!(shown.contains("P  prints: not above"), "{shown}");
+}

@@ -512,11 +512,7 @@ impl<'m> Machine<'m> {
                         bail!(trap(Trap::MemoryOutOfBounds, off!()));
                     }
                     let v = load(&self.mem, ea as usize, kind);
-                    if self.obs.assignments
-                        && !kind.float
-                        && (kind.bytes == 4 || kind.bytes == 8)
-                        && self.obs.at(func, pc - 1)
-                    {
+                    if self.obs.assignments && !kind.float && self.obs.slot(kind.bytes) && self.obs.at(func, pc - 1) {
                         self.obs.touch(ea as u32, kind.bytes);
                     }
                     if SYM {
@@ -546,7 +542,7 @@ impl<'m> Machine<'m> {
                         }
                         self.sym.store(ea as u32, bytes as u32, sv);
                     }
-                    if self.obs.assignments && !float && (bytes == 4 || bytes == 8) && self.obs.at(func, pc - 1) {
+                    if self.obs.assignments && !float && self.obs.slot(bytes) && self.obs.at(func, pc - 1) {
                         self.observe_store::<SYM>(fi, func, pc, ea as u32, bytes, v, sv);
                     }
                 }

@@ -235,7 +235,8 @@ pub enum Predicate {
 /// 2005: "returns", "scalar-pairs") as Darwin instruments them (Qi et al.,
 /// TOSEM, section 5): at a call in an observed file whose callee returns one
 /// `i32`/`i64`, `result < 0` and `result == 0`; at a 4- or 8-byte integer
-/// store in an observed file (an assignment at `-O0`), `stored == y` for the
+/// store (and a 1- or 2-byte one with [`Observe::narrow`]) in an observed
+/// file (an assignment at `-O0`), `stored == y` for the
 /// `peers` other slots of the same size that observed code read or wrote
 /// most recently. Default: off.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,6 +250,10 @@ pub struct Observe {
     pub assignments: bool,
     /// How many other recently used slots a store is compared with.
     pub peers: u32,
+    /// `x == y` at 1- and 2-byte stores too (`char` and `short` variables),
+    /// against the recently used slots of the same size.
+    #[serde(default)]
+    pub narrow: bool,
 }
 
 /// One execution of a conditional branch.

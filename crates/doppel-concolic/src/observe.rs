@@ -19,7 +19,10 @@
 //!   variables of the same type that user code read or wrote last, an
 //!   approximation of "live at the statement"; variables that `scanf`
 //!   filled become peers once the user's code reads them). A 4-byte store
-//!   compares the low 32 bits, so `i64.store32` and `i32.store` behave alike.
+//!   compares the low 32 bits, so `i64.store32` and `i32.store` behave alike;
+//! - with [`crate::Observe::narrow`], the same at 1- and 2-byte stores
+//!   (`char` and `short` variables, `i32.store8`/`store16`), compared at 8
+//!   or 16 bits with the recently used slots of the same size.
 //!
 //! Concrete and symbolic runs record the same sequence: which slots are
 //! compared depends only on the addresses stored to, never on shadows.
@@ -40,6 +43,8 @@ pub(crate) struct Observer {
     /// `x == y` predicates at stores.
     pub assignments: bool,
     peers: usize,
+    /// 1- and 2-byte slots too.
+    narrow: bool,
     /// Recently assigned slots `(address, bytes)`, newest first.
     recent: Vec<(u32, u8)>,
 }
@@ -62,6 +67,7 @@ impl Observer {
             returns: on && cfg.returns,
             assignments: on && cfg.assignments && cfg.peers > 0,
             peers: cfg.peers as usize,
+            narrow: cfg.narrow,
             recent: Vec::new(),
         }
     }
@@ -79,6 +85,13 @@ impl Observer {
         recent.truncate(4 * self.peers);
     }
 
+    /// Whether an integer access of `bytes` is a variable slot that the
+    /// `x == y` predicates observe.
+    #[inline]
+    pub fn slot(&self, bytes: u8) -> bool {
+        bytes == 4 || bytes == 8 || (self.narrow && (bytes == 1 || bytes == 2))
+    }
+
     /// Whether instruction `i` of `func` is an observation point.
     #[inline]
     pub fn at(&self, func: &Func, i: usize) -> bool {
@@ -91,7 +104,8 @@ impl Observer {
 
 impl Machine<'_> {
     /// The `x == y` predicates of the store just executed at instruction
-    /// `pc - 1` of `func`: `bytes` (4 or 8) of value `v` (shadow `sv`) at `ea`.
+    /// `pc - 1` of `func`: `bytes` (1, 2, 4 or 8) of value `v` (shadow
+    /// `sv`) at `ea`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn observe_store<const SYM: bool>(
         &mut self,
@@ -103,13 +117,9 @@ impl Machine<'_> {
         v: u64,
         sv: u32,
     ) {
-        let w: u8 = if bytes == 8 { 64 } else { 32 };
-        let v = if w == 32 { v & 0xffff_ffff } else { v };
-        let mut sv = sv;
-        if SYM && sv != 0 && w == 32 && self.sym.arena.width(ExprId(sv)) == 64 {
-            let e = self.sym.arena.extract(31, 0, ExprId(sv));
-            sv = if self.sym.arena.as_const(e).is_some() { 0 } else { e.0 };
-        }
+        let w: u8 = bytes * 8;
+        let v = if w == 64 { v } else { v & ((1u64 << w) - 1) };
+        let sv = if SYM { self.low_bits(sv, w) } else { 0 };
         let peers: Vec<u32> = self
             .obs
             .recent
@@ -131,7 +141,8 @@ impl Machine<'_> {
             }
             let y = load(&self.mem, a as usize, kind);
             let sy = if SYM && !self.sym.mem.is_empty() {
-                self.sym.load(&self.mem, kind, a, a as u64, 0, 0, offset)
+                let s = self.sym.load(&self.mem, kind, a, a as u64, 0, 0, offset);
+                self.low_bits(s, w)
             } else {
                 0
             };
@@ -145,6 +156,15 @@ impl Machine<'_> {
             self.predicate(fi, func, pc, Predicate::Equal, holds, cond);
         }
         self.obs.touch(ea, bytes);
+    }
+
+    /// Shadow `s` cut to its low `w` bits (0: concrete).
+    fn low_bits(&mut self, s: u32, w: u8) -> u32 {
+        if s == 0 || self.sym.arena.width(ExprId(s)) <= w {
+            return s;
+        }
+        let e = self.sym.arena.extract(w - 1, 0, ExprId(s));
+        if self.sym.arena.as_const(e).is_some() { 0 } else { e.0 }
     }
 
     /// The sign and zero predicates of a call result `v` (shadow `sv`,

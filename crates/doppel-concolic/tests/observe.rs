@@ -34,6 +34,7 @@ fn observed(module: &Module, stdin: &[u8], symbolic: Symbolic, on: bool) -> Run 
             returns: true,
             assignments: true,
             peers: 4,
+            narrow: false,
         },
         ..Default::default()
     };
@@ -145,4 +146,84 @@ fn observation_is_off_by_default() {
     let r = observed(&module, b"3 7\n", Symbolic::ALL, false);
     assert!(!r.branches.iter().any(|b| matches!(b.kind, BranchKind::Predicate(_))));
     assert_eq!(String::from_utf8_lossy(&r.stdout), "10 4 2\n");
+}
+
+const NARROW: &str = include_str!("c/narrow.c");
+
+/// A run of `narrow.c` with `x == y` predicates, at 1- and 2-byte stores
+/// when `narrow`.
+fn narrow_run(module: &Module, stdin: &[u8], symbolic: Symbolic, narrow: bool) -> Run {
+    let config = RunConfig {
+        inputs: Inputs {
+            stdin: stdin.to_vec(),
+            ..Default::default()
+        },
+        symbolic,
+        observe: Observe {
+            files: vec!["narrow.c".into()],
+            returns: false,
+            assignments: true,
+            peers: 4,
+            narrow,
+        },
+        ..Default::default()
+    };
+    run(module, &config)
+}
+
+#[test]
+fn char_and_short_assignments_are_observed_with_narrow_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = compile_c(dir.path(), "narrow.c", NARROW);
+    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
+    let line = |m: &str| NARROW.lines().position(|l| l.contains(m)).expect("marker") as u32 + 1;
+    let (chr, short) = (line("CHAR"), line("SHORT"));
+    let input = b"a c 5 7\n";
+    // Off: no predicate at either assignment (only 4/8-byte stores).
+    let off = narrow_run(&module, input, Symbolic::ALL, false);
+    assert!(at(&module, &off, chr, Predicate::Equal).is_empty());
+    assert!(at(&module, &off, short, Predicate::Equal).is_empty());
+    let r = narrow_run(&module, input, Symbolic::ALL, true);
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "a c b 5 7 10\n");
+    // Concrete and symbolic runs record the same virtual branches.
+    assert_eq!(
+        sequence(&narrow_run(&module, input, Symbolic::NONE, true)),
+        sequence(&r)
+    );
+    for l in [chr, short] {
+        let eq = at(&module, &r, l, Predicate::Equal);
+        assert!(!eq.is_empty(), "no x == y predicate at line {l}");
+        // c = 'b' differs from a = 'a' and d = b = 'c'; s = 10 from x = 5.
+        assert!(eq.iter().all(|b| b.taken == 0), "line {l}");
+        assert!(eq.iter().all(|b| b.constraint.is_some()), "line {l}: input-dependent");
+        // Negating each one and solving gives an input on which the
+        // concrete run takes the predicate (c == d: a + 1 == b; s == x: x == 0).
+        let mut arena = r.arena.clone();
+        let mut flipped = 0;
+        for (k, b) in eq.iter().enumerate() {
+            let i = b.path_index.unwrap() as usize;
+            let mut s = Session::z3().expect("z3 (Debian package z3) must be installed");
+            for c in &r.path[..i] {
+                if matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { .. }) {
+                    s.assert(&arena, c.expr).unwrap();
+                }
+            }
+            let neg = arena.not(r.path[i].expr);
+            s.assert(&arena, neg).unwrap();
+            if s.check(Duration::from_secs(10)).unwrap() != SatResult::Sat {
+                continue;
+            }
+            let t2 = Inputs {
+                stdin: input.to_vec(),
+                ..Default::default()
+            }
+            .with_values(&s.model().unwrap())
+            .stdin;
+            let again = narrow_run(&module, &t2, Symbolic::NONE, true);
+            if at(&module, &again, l, Predicate::Equal).get(k).map(|x| x.taken) == Some(1) {
+                flipped += 1;
+            }
+        }
+        assert!(flipped > 0, "no x == y predicate could be flipped at line {l}");
+    }
 }

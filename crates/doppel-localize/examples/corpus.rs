@@ -42,11 +42,19 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
         }
         None => (label.to_string(), pairs),
     };
+    // `DOPPEL_LOCALIZE_LIMIT=N`: the first N cases only (with the round
+    // robin over classes, a sample of every class).
+    let limit = std::env::var("DOPPEL_LOCALIZE_LIMIT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(usize::MAX);
+    let pairs = &pairs[..pairs.len().min(limit)];
+    let cfg = case_config();
     let mut results = Vec::new();
     // One JSON line per finished case, so an interrupted run still counts.
     let mut lines = std::fs::File::create(out_dir().join(format!("localize-{label}.jsonl"))).unwrap();
     for p in pairs {
-        let r = run_case(&Case::from_pair(p), &CaseConfig::default()).await;
+        let r = run_case(&Case::from_pair(p), &cfg).await;
         writeln!(lines, "{}", serde_json::to_string(&r).unwrap()).unwrap();
         eprintln!(
             "{} {:?} darwin={:?} {:.1}s",
@@ -65,6 +73,30 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
         serde_json::to_string(&results).unwrap(),
     )
     .unwrap();
+}
+
+/// The case configuration, with Darwin's switches from the environment
+/// (before/after measurements in one build): `DOPPEL_DARWIN_OWN_FIRST=0`
+/// walks own branches and predicates in path order
+/// (`DarwinConfig::own_branches_first`); `DOPPEL_DARWIN_NARROW=1` adds
+/// predicates at 1- and 2-byte stores (`DarwinConfig::narrow_stores`);
+/// `DOPPEL_DARWIN_PREFIX=1` deviates along the prefix of a symbolic run cut
+/// by the shadow's budgets (`DarwinConfig::prefix_on_budget`).
+fn case_config() -> CaseConfig {
+    let mut cfg = CaseConfig::default();
+    if let Some(d) = cfg.darwin.as_mut() {
+        if std::env::var("DOPPEL_DARWIN_OWN_FIRST").as_deref() == Ok("0") {
+            d.own_branches_first = false;
+        }
+        if std::env::var("DOPPEL_DARWIN_NARROW").as_deref() == Ok("1") {
+            d.narrow_stores = true;
+        }
+        if std::env::var("DOPPEL_DARWIN_PREFIX").as_deref() == Ok("1") {
+            d.prefix_on_budget = true;
+        }
+        eprintln!("darwin config: {d:?}");
+    }
+    cfg
 }
 
 async fn all_same_author_pairs() {

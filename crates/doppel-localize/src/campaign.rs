@@ -31,6 +31,7 @@ impl CaseItem {
             truth: StoredTruth::Unknown,
             tests: Vec::new(),
             dropped: case.dropped.clone(),
+            args: case.args.clone(),
         });
         Self { case, input }
     }

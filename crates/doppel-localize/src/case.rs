@@ -60,6 +60,12 @@ pub struct Case {
     pub tests: Vec<CaseTest>,
     /// Tests dropped while reading, with the reason.
     pub dropped: Vec<(String, String)>,
+    /// Command-line arguments (argv\[1..\]) of every run of both programs
+    /// (`doppel localize --args`; none for Codeflaws, whose programs read
+    /// stdin only). Darwin keeps them concrete: its alternate inputs
+    /// change standard input.
+    #[serde(default)]
+    pub args: Vec<String>,
 }
 
 impl Case {
@@ -99,6 +105,7 @@ impl Case {
             },
             tests,
             dropped,
+            args: Vec::new(),
         }
     }
 }
@@ -219,7 +226,7 @@ pub async fn run_case(case: &Case, cfg: &CaseConfig) -> CaseResult {
         TruthSource::Unknown => Truth::default(),
     };
     let inputs: Vec<Vec<u8>> = case.tests.iter().map(|t| t.input.clone()).collect();
-    let p_runs = match coverage_per_input(&case.reference, &inputs, cfg.run_timeout, cfg.limits).await {
+    let p_runs = match coverage_per_input(&case.reference, &inputs, &case.args, cfg.run_timeout, cfg.limits).await {
         Ok(r) => r,
         Err(message) => {
             result.outcome = Outcome::BuildFailure {
@@ -229,7 +236,7 @@ pub async fn run_case(case: &Case, cfg: &CaseConfig) -> CaseResult {
             return finish(result, start);
         }
     };
-    let q_runs = match coverage_per_input(&case.modified, &inputs, cfg.run_timeout, cfg.limits).await {
+    let q_runs = match coverage_per_input(&case.modified, &inputs, &case.args, cfg.run_timeout, cfg.limits).await {
         Ok(r) => r,
         Err(message) => {
             result.outcome = Outcome::BuildFailure {
@@ -355,7 +362,7 @@ async fn run_darwin(case: &Case, t: &[u8], cache: &std::path::Path, dc: DarwinCo
         source: built[1].1.clone(),
         side: Side::Modified,
     };
-    darwin::analyze(&p, &q, t, dc)
+    darwin::analyze_with_args(&p, &q, t, &case.args, dc)
 }
 
 fn finish(mut r: CaseResult, start: Instant) -> CaseResult {

@@ -29,7 +29,7 @@ use crate::truth::{Line, Side};
 use doppel_concolic::smt::SmtWriter;
 use doppel_concolic::solver::{SatResult, Solver, SolverError, Z3Process};
 use doppel_concolic::{
-    BranchFilter, BranchKind, Budget, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Observe,
+    BranchFilter, BranchKind, Budget, BudgetKind, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Observe,
     Outcome as RunOutcome, Run, RunConfig, Symbolic, run,
 };
 use doppel_lang::c::codeflaws::outputs_match;
@@ -56,11 +56,27 @@ pub struct DarwinConfig {
     pub predicates: bool,
     /// Other recently assigned variables each assignment is compared with.
     pub peers: u32,
+    /// `x == y` predicates at 1- and 2-byte stores too (`char` and `short`
+    /// variables; doppel-concolic's `Observe::narrow`).
+    pub narrow_stores: bool,
     /// Timeout of a full query in the long-lived incremental solver; a query
     /// it cannot decide goes to a fresh z3 process (`query_timeout`).
     pub incremental_timeout: Duration,
     /// Lines in the report (the best ranked; 0: all).
     pub report_lines: usize,
+    /// Walk the program's own branches (both directions) before any
+    /// predicate, within the same wall-clock budget: predicates are about 2
+    /// of 3 deviation candidates, and walking them in path order let the
+    /// budget end the walk before later own branches were tried
+    /// (docs/results/localize.md). `false`: one walk in path order.
+    pub own_branches_first: bool,
+    /// A symbolic run of t that exceeds the interpreter's expression or
+    /// constraint budget (the shadow state, not the program, is too big)
+    /// still gives its path condition up to there: deviations are tried
+    /// along that prefix, and alternate inputs are validated against the
+    /// complete paths of concrete runs of t. `false`: such a case ends
+    /// `budget spent`.
+    pub prefix_on_budget: bool,
 }
 
 impl Default for DarwinConfig {
@@ -76,8 +92,33 @@ impl Default for DarwinConfig {
             per_site: 4,
             predicates: true,
             peers: 4,
+            narrow_stores: false,
             incremental_timeout: Duration::from_millis(300),
             report_lines: 5,
+            own_branches_first: true,
+            prefix_on_budget: false,
+        }
+    }
+}
+
+/// Which deviation targets one walk along a path condition tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Targets {
+    /// Every user branch, own and virtual, in path order.
+    All,
+    /// The program's own branches only.
+    Own,
+    /// Virtual branches (predicates) only.
+    Predicates,
+}
+
+impl Targets {
+    fn admits(self, kind: BranchKind) -> bool {
+        let predicate = matches!(kind, BranchKind::Predicate(_));
+        match self {
+            Targets::All => true,
+            Targets::Own => !predicate,
+            Targets::Predicates => predicate,
         }
     }
 }
@@ -208,14 +249,20 @@ pub struct Program<'a> {
     pub side: Side,
 }
 
-fn config(input: &[u8], symbolic: bool, source: &str, cfg: &DarwinConfig) -> RunConfig {
+fn config(input: &[u8], args: &[String], symbolic: bool, source: &str, cfg: &DarwinConfig) -> RunConfig {
     RunConfig {
         inputs: Inputs {
             stdin: input.to_vec(),
             program_name: "prog".into(),
+            args: args.iter().map(|a| a.as_bytes().to_vec()).collect(),
             ..Default::default()
         },
-        symbolic: if symbolic { Symbolic::ALL } else { Symbolic::NONE },
+        // Standard input only: the command line stays concrete (the
+        // deviations' variables are t's bytes).
+        symbolic: Symbolic {
+            stdin: symbolic,
+            ..Symbolic::NONE
+        },
         budget: cfg.run_budget,
         branches: BranchFilter::Files(vec![source.to_string()]),
         coverage: false,
@@ -229,6 +276,7 @@ fn config(input: &[u8], symbolic: bool, source: &str, cfg: &DarwinConfig) -> Run
             returns: true,
             assignments: true,
             peers: cfg.peers,
+            narrow: cfg.narrow_stores,
         },
     }
 }
@@ -450,6 +498,14 @@ pub fn not_run(outcome: DarwinOutcome) -> DarwinResult {
 
 /// Runs Darwin for `p` (reference) and `q` (modified) on stdin `t`.
 pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinResult {
+    analyze_with_args(p, q, t, &[], cfg)
+}
+
+/// Runs Darwin for `p` and `q` on stdin `t`, both started with the
+/// command-line arguments `args` (argv\[1..\]) in every run. The
+/// arguments are concrete: alternate inputs differ from t in standard
+/// input only.
+pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cfg: DarwinConfig) -> DarwinResult {
     let start = Instant::now();
     let mut stats = DarwinStats::default();
     let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
@@ -461,14 +517,29 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
             stats,
         }
     };
-    let rp = run(p.module, &config(t, true, &p.source, &cfg));
-    let rq = run(q.module, &config(t, true, &q.source, &cfg));
+    let rp = run(p.module, &config(t, args, true, &p.source, &cfg));
+    let rq = run(q.module, &config(t, args, true, &q.source, &cfg));
     stats.path_lengths = (rp.path.len(), rq.path.len());
     stats.instructions = (rp.instructions, rq.instructions);
-    if let Some(o) = run_problem(&rp).or_else(|| run_problem(&rq)) {
+    // With `prefix_on_budget`, a symbolic run cut by the shadow's budgets
+    // is replaced, for its output and its complete path, by a concrete run.
+    let shadow_cut = |r: &Run| {
+        cfg.prefix_on_budget
+            && matches!(
+                r.outcome,
+                RunOutcome::Budget {
+                    budget: BudgetKind::Expressions | BudgetKind::Constraints
+                }
+            )
+    };
+    let concrete =
+        |r: &Run, prog: &Program| shadow_cut(r).then(|| run(prog.module, &config(t, args, false, &prog.source, &cfg)));
+    let (cp, cq) = (concrete(&rp, p), concrete(&rq, q));
+    let (whole_p, whole_q) = (cp.as_ref().unwrap_or(&rp), cq.as_ref().unwrap_or(&rq));
+    if let Some(o) = run_problem(whole_p).or_else(|| run_problem(whole_q)) {
         return done(o, Vec::new(), stats);
     }
-    if outputs_match(&rp.stdout, &rq.stdout) {
+    if outputs_match(&whole_p.stdout, &whole_q.stdout) {
         return done(DarwinOutcome::Agree, Vec::new(), stats);
     }
     let vars: Vec<InputVar> = (0..t.len() as u32)
@@ -479,32 +550,54 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
         .collect();
     let mut causes: BTreeMap<Line, RootCause> = BTreeMap::new();
     let mut budget_hit = false;
-    // Direction 1: f ∧ ¬f' (lines in P'); direction 2: f' ∧ ¬f (lines in P).
-    for (base, dev, base_prog, dev_prog) in [(&rp, &rq, p, q), (&rq, &rp, q, p)] {
-        let res = deviate(
-            base,
-            dev,
-            base_prog,
-            dev_prog,
-            t,
-            &vars,
-            cfg,
-            start,
-            &mut stats,
-            &mut causes,
-        );
-        match res {
-            Ok(true) => {}
-            Ok(false) => {
-                budget_hit = true;
-                break;
-            }
-            Err(e) => {
-                let causes: Vec<RootCause> = causes.into_values().collect();
-                if causes.is_empty() {
-                    return done(DarwinOutcome::SolverFailure { reason: e.to_string() }, causes, stats);
+    // Direction 1: f ∧ ¬f' (lines in P'); direction 2: f' ∧ ¬f (lines in P);
+    // with `own_branches_first`, both directions at own branches, then both
+    // at predicates.
+    let walks: &[Targets] = if cfg.own_branches_first && cfg.predicates {
+        &[Targets::Own, Targets::Predicates]
+    } else {
+        &[Targets::All]
+    };
+    let (paths_p, paths_q) = (
+        (real_path(whole_p), user_path(whole_p)),
+        (real_path(whole_q), user_path(whole_q)),
+    );
+    'walks: for &targets in walks {
+        for (base, dev, base_prog, dev_prog, base_user, dev_user) in [
+            (&rp, &rq, p, q, &paths_p.0, &paths_q.1),
+            (&rq, &rp, q, p, &paths_q.0, &paths_p.1),
+        ] {
+            let res = deviate(
+                Walk {
+                    base,
+                    dev,
+                    base_prog,
+                    dev_prog,
+                    targets,
+                    args,
+                    base_user,
+                    dev_user,
+                },
+                t,
+                &vars,
+                cfg,
+                start,
+                &mut stats,
+                &mut causes,
+            );
+            match res {
+                Ok(true) => {}
+                Ok(false) => {
+                    budget_hit = true;
+                    break 'walks;
                 }
-                return done(DarwinOutcome::Localized, causes, stats);
+                Err(e) => {
+                    let causes: Vec<RootCause> = causes.into_values().collect();
+                    if causes.is_empty() {
+                        return done(DarwinOutcome::SolverFailure { reason: e.to_string() }, causes, stats);
+                    }
+                    return done(DarwinOutcome::Localized, causes, stats);
+                }
             }
         }
     }
@@ -515,20 +608,44 @@ pub fn analyze(p: &Program, q: &Program, t: &[u8], cfg: DarwinConfig) -> DarwinR
         DarwinOutcome::BudgetSpent {
             reason: format!("the analysis budget of {:?}", cfg.budget),
         }
+    } else if let Some(r) = [&rp, &rq].into_iter().find(|r| shadow_cut(r)) {
+        // Nothing along the prefix: the case still ends on the budget.
+        DarwinOutcome::BudgetSpent {
+            reason: match &r.outcome {
+                RunOutcome::Budget { budget } => {
+                    format!("interpreter budget {budget:?} (nothing found along the path condition up to there)")
+                }
+                _ => String::new(),
+            },
+        }
     } else {
         DarwinOutcome::NoDeviationFound
     };
     done(outcome, causes, stats)
 }
 
-/// One direction: inputs satisfying `base`'s path condition that leave
-/// `dev`'s path at one of its user branches. `Ok(false)` when the budget ran out.
-#[allow(clippy::too_many_arguments)]
+/// One walk: a direction (the run whose path condition holds, the run
+/// whose path is left) and the deviation targets tried.
+struct Walk<'r, 'p> {
+    base: &'r Run,
+    dev: &'r Run,
+    base_prog: &'r Program<'p>,
+    dev_prog: &'r Program<'p>,
+    targets: Targets,
+    /// Both programs' command line (concrete).
+    args: &'r [String],
+    /// `base`'s own branches on t (complete: from a concrete run when the
+    /// symbolic one was cut), which an alternate input must keep.
+    base_user: &'r [(u32, u32)],
+    /// `dev`'s user branches on t, which an alternate input must leave.
+    dev_user: &'r [(u32, u32)],
+}
+
+/// One walk: inputs satisfying `base`'s path condition that leave `dev`'s
+/// path at one of its user branches that `targets` admits. `Ok(false)`
+/// when the budget ran out.
 fn deviate(
-    base: &Run,
-    dev: &Run,
-    base_prog: &Program,
-    dev_prog: &Program,
+    walk: Walk,
     t: &[u8],
     vars: &[InputVar],
     cfg: DarwinConfig,
@@ -536,10 +653,22 @@ fn deviate(
     stats: &mut DarwinStats,
     causes: &mut BTreeMap<Line, RootCause>,
 ) -> Result<bool, SolverError> {
-    // Path indices of `dev`'s user branches (those with a constraint).
+    let Walk {
+        base,
+        dev,
+        base_prog,
+        dev_prog,
+        targets,
+        args,
+        base_user,
+        dev_user,
+    } = walk;
+    // Path indices of `dev`'s user branches (those with a constraint) that
+    // this walk tries.
     let user: BTreeMap<u32, (u32, BranchKind)> = dev
         .branches
         .iter()
+        .filter(|b| targets.admits(b.kind))
         .filter_map(|b| b.path_index.map(|i| (i, (b.offset, b.kind))))
         .collect();
     if user.is_empty() {
@@ -552,8 +681,6 @@ fn deviate(
         .count();
     let mut arena = dev.arena.clone();
     let (mut full, mut pre) = sessions(base, dev, &arena, 0, vars)?;
-    let base_user = real_path(base);
-    let dev_user = user_path(dev);
     let mut tried: BTreeMap<u32, usize> = BTreeMap::new();
     let last = *user.keys().next_back().unwrap_or(&0);
     for (j, c) in dev.path.iter().enumerate() {
@@ -604,7 +731,7 @@ fn deviate(
                         }
                         .with_values(&model)
                         .stdin;
-                        if let Some(w) = validate(base_prog, dev_prog, &t2, &base_user, &dev_user, cfg) {
+                        if let Some(w) = validate(base_prog, dev_prog, &t2, args, base_user, dev_user, cfg) {
                             stats.validated += 1;
                             let function = dev_prog
                                 .module
@@ -728,12 +855,13 @@ fn validate(
     base_prog: &Program,
     dev_prog: &Program,
     t2: &[u8],
+    args: &[String],
     base_user: &[(u32, u32)],
     dev_user: &[(u32, u32)],
     cfg: DarwinConfig,
 ) -> Option<Witness> {
-    let b = run(base_prog.module, &config(t2, false, &base_prog.source, &cfg));
-    let d = run(dev_prog.module, &config(t2, false, &dev_prog.source, &cfg));
+    let b = run(base_prog.module, &config(t2, args, false, &base_prog.source, &cfg));
+    let d = run(dev_prog.module, &config(t2, args, false, &dev_prog.source, &cfg));
     if run_problem(&b).is_some() || run_problem(&d).is_some() {
         return None;
     }

@@ -194,6 +194,9 @@ pub struct CaseInput {
     /// Tests dropped while reading, with the reason.
     #[serde(default)]
     pub dropped: Vec<(String, String)>,
+    /// Command-line arguments of every run of both programs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
 }
 
 fn read_text(p: &Path) -> Result<String, String> {
@@ -234,6 +237,7 @@ impl CaseInput {
                 })
                 .collect(),
             dropped: case.dropped.clone(),
+            args: case.args.clone(),
         })
     }
 
@@ -273,6 +277,7 @@ impl CaseInput {
                 })
                 .collect(),
             dropped: self.dropped.clone(),
+            args: self.args.clone(),
         })
     }
 

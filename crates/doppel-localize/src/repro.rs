@@ -5,7 +5,9 @@
 //! which builds both programs natively with gcc (the flags of doppel's
 //! native builds: `-O0`, lenient warnings, the force-included headers,
 //! retried without them) and prints both outputs on t and on every
-//! witness, saying whether they differ. `run.sh` exits 0 when P and P'
+//! witness, saying whether they differ, each run with the case's
+//! command-line arguments (`args`, one per line, when the case has any).
+//! `run.sh` exits 0 when P and P'
 //! differ on t (the case's premise), 1 when they agree, 2 when a build fails.
 
 use crate::record::LocalizeRecord;
@@ -26,11 +28,15 @@ build() {
 }
 build P.c ./p
 build P2.c ./p2
+set --
+if [ -f args ]; then
+  while IFS= read -r a; do set -- "$@" "$a"; done < args
+fi
 premise=1
 for f in input witness-*; do
   [ -e "$f" ] || continue
-  a=$(timeout 10 ./p < "$f"; echo "[exit $?]")
-  b=$(timeout 10 ./p2 < "$f"; echo "[exit $?]")
+  a=$(timeout 10 ./p "$@" < "$f"; echo "[exit $?]")
+  b=$(timeout 10 ./p2 "$@" < "$f"; echo "[exit $?]")
   echo "== $f: $(head -c 200 "$f" | tr '\n' ' ')"
   echo "P  prints: $a"
   echo "P' prints: $b"
@@ -56,6 +62,10 @@ pub fn write(rec: &LocalizeRecord, out: &Path) -> anyhow::Result<Reproducer> {
     let t = rec.result.failing_test.as_deref();
     if let Some(input) = t.and_then(|t| rec.case.test_input(t)) {
         put("input", input)?;
+    }
+    if !rec.case.args.is_empty() {
+        let lines: String = rec.case.args.iter().map(|a| format!("{a}\n")).collect();
+        put("args", lines.as_bytes())?;
     }
     let mut readme = String::new();
     let _ = writeln!(readme, "# Localization case {}\n", rec.case.name);

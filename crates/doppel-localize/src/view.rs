@@ -61,6 +61,9 @@ pub fn view(rec: &LocalizeRecord, side_by_side: bool) -> RunView {
         "P = {}, P' = {}; budget {}s, seed {}; {:.2}s (Darwin {:.2}s)",
         rec.case.reference.0, rec.case.modified.0, rec.config.budget_secs, rec.config.seed, r.seconds, r.darwin_seconds
     ));
+    if !rec.case.args.is_empty() {
+        lines.push(format!("command line of every run: {:?}", rec.case.args));
+    }
     if let Some(t) = &r.failing_test {
         let input = rec.case.test_input(t).map(text).unwrap_or_default();
         lines.push(format!("t = {t}: {:?}", input));

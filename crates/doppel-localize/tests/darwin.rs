@@ -115,3 +115,127 @@ async fn one_codeflaws_pair_by_name() {
     }
     assert!(!matches!(d.outcome, DarwinOutcome::SolverFailure { .. }));
 }
+
+/// Both programs of a bundled pair built for wasm, and its first failing test.
+struct Built {
+    _dir: tempfile::TempDir,
+    p: (Module, String),
+    q: (Module, String),
+    t: Vec<u8>,
+}
+
+impl Built {
+    async fn bundled(name: &str) -> Built {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../corpus/regressions")
+            .join(name);
+        let pair = codeflaws::read_pair(&root, None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = WasmBuildCache::new(dir.path().to_path_buf());
+        let mut built = Vec::new();
+        for src in [&pair.reference, &pair.modified] {
+            let w = cache.build_wasm(src).await.unwrap();
+            let m = Module::decode(&std::fs::read(&w.output).unwrap()).unwrap();
+            built.push((m, w.source.to_string_lossy().into_owned()));
+        }
+        let q = built.pop().unwrap();
+        let p = built.pop().unwrap();
+        let t = codeflaws::read_bytes(&pair.failing[0].input).unwrap();
+        Built { _dir: dir, p, q, t }
+    }
+
+    fn analyze(&self, cfg: DarwinConfig) -> doppel_localize::darwin::DarwinResult {
+        let p = Program {
+            module: &self.p.0,
+            source: self.p.1.clone(),
+            side: Side::Reference,
+        };
+        let q = Program {
+            module: &self.q.0,
+            source: self.q.1.clone(),
+            side: Side::Modified,
+        };
+        analyze(&p, &q, &self.t, cfg)
+    }
+
+    /// The shadow's expression count of a symbolic run of `m` on t with
+    /// Darwin's observation points.
+    fn expressions(&self, m: &(Module, String)) -> usize {
+        use doppel_concolic::{BranchFilter, Inputs, Observe, RunConfig, Symbolic, run};
+        let cfg = RunConfig {
+            inputs: Inputs {
+                stdin: self.t.clone(),
+                ..Default::default()
+            },
+            symbolic: Symbolic::ALL,
+            branches: BranchFilter::Files(vec![m.1.clone()]),
+            observe: Observe {
+                files: vec![m.1.clone()],
+                returns: true,
+                assignments: true,
+                peers: 4,
+                narrow: false,
+            },
+            ..Default::default()
+        };
+        run(&m.0, &cfg).arena.len()
+    }
+}
+
+/// Own branches first (both directions, then predicates) and the walk in
+/// path order try the same candidates and both rank the changed condition
+/// first.
+#[tokio::test]
+async fn own_branches_first_and_path_order_try_the_same_candidates() {
+    let b = Built::bundled("1-A-bug-10-11").await;
+    let first = b.analyze(DarwinConfig::default());
+    assert!(DarwinConfig::default().own_branches_first);
+    let in_order = b.analyze(DarwinConfig {
+        own_branches_first: false,
+        ..DarwinConfig::default()
+    });
+    for r in [&first, &in_order] {
+        assert_eq!(r.outcome, DarwinOutcome::Localized, "{r:#?}");
+        // Line 9 is the changed condition in both programs (P:9 or P':9).
+        assert_eq!(r.report.entries[0].line.line, 9, "{:?}", r.report);
+        assert!(r.causes.iter().any(|c| c.line.to_string() == "P':9"), "{:?}", r.report);
+    }
+    assert_eq!(first.stats.candidates, in_order.stats.candidates);
+    assert_eq!(first.stats.predicate_candidates, in_order.stats.predicate_candidates);
+    assert!(first.stats.predicate_candidates > 0);
+}
+
+/// A symbolic run cut by the shadow's expression budget: without
+/// `prefix_on_budget` the case ends `budget spent`; with it, the deviations
+/// along the path condition up to the cut still blame the changed
+/// condition (the loop's first `x >= 0` comes early), validated against
+/// complete concrete runs.
+#[tokio::test]
+async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
+    let b = Built::bundled("1-A-bug-10-11").await;
+    let most = b.expressions(&b.p).max(b.expressions(&b.q));
+    let mut cfg = DarwinConfig::default();
+    cfg.run_budget.expressions = most * 9 / 10;
+    let cut = b.analyze(cfg);
+    assert!(
+        matches!(&cut.outcome, DarwinOutcome::BudgetSpent { reason } if reason.contains("Expressions")),
+        "{cut:#?}"
+    );
+    let r = b.analyze(DarwinConfig {
+        prefix_on_budget: true,
+        ..cfg
+    });
+    assert_eq!(r.outcome, DarwinOutcome::Localized, "{r:#?}");
+    let lines: Vec<String> = r.causes.iter().map(|c| c.line.to_string()).collect();
+    assert!(lines.contains(&"P':9".to_string()), "{lines:?}");
+    // A budget too small for anything user code does: still `budget spent`.
+    let tiny = b.analyze(DarwinConfig {
+        prefix_on_budget: true,
+        run_budget: doppel_concolic::Budget {
+            expressions: 1,
+            ..cfg.run_budget
+        },
+        ..cfg
+    });
+    assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
+}

@@ -1,6 +1,7 @@
 //! `doppel localize`: regression root-causing (Darwin, issue 16).
 //!
-//! One case: `--reference P.c --modified P2.c --input t` prints Darwin's
+//! One case: `--reference P.c --modified P2.c --input t [--args ...]`
+//! (issue 16, item 6) prints Darwin's
 //! ranked root causes (source lines, witnesses, both outputs) beside the
 //! baselines' reports (`--json`: the typed record) and stores the case.
 //! A corpus: `--corpus DIR` runs every pair of a Codeflaws-layout
@@ -38,6 +39,13 @@ pub struct LocalizeArgs {
     /// The failing test t: a file given to both programs as standard input.
     #[arg(long)]
     pub input: Option<PathBuf>,
+    /// Command-line arguments (argv[1..]) given to both programs in every
+    /// run, native and wasm: `--args 3 x` (the values end at the next
+    /// option); one that starts with `-` as `--args=-n` (repeatable,
+    /// appended in order). Darwin keeps them concrete: its alternate
+    /// inputs change the input t.
+    #[arg(long, num_args = 1.., value_name = "ARG", requires = "reference")]
+    pub args: Vec<String>,
     /// More tests (standard-input files) on which P is the oracle: they
     /// feed the SBFL baselines' spectra.
     #[arg(long = "test", value_name = "FILE")]
@@ -130,6 +138,7 @@ pub async fn run(a: LocalizeArgs, db: &str) -> anyhow::Result<ExitCode> {
         truth: TruthSource::Unknown,
         tests,
         dropped: Vec::new(),
+        args: a.args.clone(),
     };
     let store = super::open_store(db).await?;
     let spec = LocalizeCampaign {

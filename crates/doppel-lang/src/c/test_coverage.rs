@@ -68,7 +68,8 @@ impl RunCoverage {
 }
 
 /// Builds `source` with coverage and runs it once per input of `inputs`
-/// (each on stdin, under `limits` and `timeout`), returning one coverage
+/// (each on stdin, with the command-line arguments `args`, under `limits`
+/// and `timeout`), returning one coverage
 /// per input in order, or the reason that input gave none (a crash before
 /// `exit` writes no data; a timeout).
 ///
@@ -76,6 +77,7 @@ impl RunCoverage {
 pub async fn coverage_per_input(
     source: &Path,
     inputs: &[Vec<u8>],
+    args: &[String],
     timeout: Duration,
     limits: Limits,
 ) -> Result<Vec<Result<RunCoverage, String>>, String> {
@@ -115,7 +117,7 @@ pub async fn coverage_per_input(
     for input in inputs {
         let _ = std::fs::remove_file(&gcda);
         let mut cmd = Command::new(dir.path().join("prog"));
-        cmd.current_dir(dir.path());
+        cmd.current_dir(dir.path()).args(args);
         let run = match run_with_stdin(cmd, input, timeout, limits).await {
             Ok(r) => r,
             Err(e) => {
@@ -189,7 +191,7 @@ mod tests {
     async fn coverage_of_the_bundled_pair_per_test() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/regressions/1-A-bug-10-11/1-A-10.c");
         let inputs = vec![b"3\n0 5 -2\n".to_vec(), b"2\n-1 -4\n".to_vec()];
-        let cov = coverage_per_input(&src, &inputs, Duration::from_secs(30), Limits::default())
+        let cov = coverage_per_input(&src, &inputs, &[], Duration::from_secs(30), Limits::default())
             .await
             .unwrap();
         let a = cov[0].as_ref().unwrap();
