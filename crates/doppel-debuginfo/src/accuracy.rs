@@ -118,10 +118,14 @@ impl LineFacts {
         let rotated = "after loop rotation the first pause at the line follows the first iteration";
         match self.clause {
             Some(ForClause::Increment) => {
-                return Some(format!("the pause row lies in the for header's increment clause: {rotated}"));
+                return Some(format!(
+                    "the pause row lies in the for header's increment clause: {rotated}"
+                ));
             }
             Some(ForClause::Condition) => {
-                return Some(format!("the pause row lies in the for header's condition clause: {rotated}"));
+                return Some(format!(
+                    "the pause row lies in the for header's condition clause: {rotated}"
+                ));
             }
             None => {}
         }
@@ -458,7 +462,9 @@ mod tests {
         ));
         assert!(address_as_value("DW_OP_addr K; DW_OP_stack_value"));
         assert!(!address_as_value("DW_OP_addr K"));
-        assert!(!address_as_value("DW_OP_addr K; DW_OP_piece K; DW_OP_reg3; DW_OP_piece K"));
+        assert!(!address_as_value(
+            "DW_OP_addr K; DW_OP_piece K; DW_OP_reg3; DW_OP_piece K"
+        ));
         assert!(!address_as_value("DW_OP_addr K; DW_OP_deref_size K; DW_OP_stack_value"));
         assert!(!wants_culprit(&DebuginfoConfig::default(), Suspect::Debugger));
         assert!(wants_culprit(&DebuginfoConfig::default(), Suspect::Compiler));

@@ -382,7 +382,8 @@ async fn run_program(
                 }
             };
             let (builds, mut cells) = (checked.builds, checked.cells);
-            shared.stats.lock().await.reruns += crate::accuracy::rerun_unconfirmed(&spec.config, &builds, &mut cells, dbgs).await;
+            shared.stats.lock().await.reruns +=
+                crate::accuracy::rerun_unconfirmed(&spec.config, &builds, &mut cells, dbgs).await;
             crate::accuracy::review(&spec.config, &builds, &mut cells);
             let (row, n_checks, n_findings) = store_level(
                 spec,

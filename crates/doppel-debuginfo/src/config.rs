@@ -186,7 +186,12 @@ mod tests {
             ..Default::default()
         };
         let json = serde_json::to_string(&off).unwrap();
-        for k in ["not_comparable", "pointer_symbols", "compiler_culprits_only", "rerun_unconfirmed"] {
+        for k in [
+            "not_comparable",
+            "pointer_symbols",
+            "compiler_culprits_only",
+            "rerun_unconfirmed",
+        ] {
             assert!(!json.contains(k), "{json}");
         }
     }

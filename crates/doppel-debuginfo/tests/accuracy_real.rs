@@ -101,7 +101,9 @@ async fn checked(
         .build(&src, "p.c", &BuildRecipe::parse(flags).unwrap())
         .await
         .unwrap();
-    let compiler = Compiler::discover(flags.split_whitespace().next().unwrap()).await.unwrap();
+    let compiler = Compiler::discover(flags.split_whitespace().next().unwrap())
+        .await
+        .unwrap();
     let mut dbg = registry::create(debugger, &DebuggerConfig::default()).unwrap();
     let session = check_binary(dbg.as_mut(), &subject, &refs).await;
     dbg.shutdown().await;
@@ -126,7 +128,9 @@ async fn checked(
         .verdicts
         .into_iter()
         .map(|v| {
-            let situation = v.dwarf.map(|d| format!("{} | {}", d.location_pattern, d.line_situation));
+            let situation = v
+                .dwarf
+                .map(|d| format!("{} | {}", d.location_pattern, d.line_situation));
             (v.verdict, situation, v.pc)
         })
         .collect()
@@ -136,7 +140,14 @@ async fn loop_rotation_is_not_comparable(debugger: &str) {
     // At -O0 the first pause at line 6 is before the loop: s = 5. The body
     // (line 7) is paused at first, then line 6 in the latch, where s = 6.
     let refs = || vec![reference(6, "s", "5"), reference(7, "s", "5")];
-    let on = checked(ROTATED, "clang-19 -O1 -g", debugger, refs(), &DebuginfoConfig::default()).await;
+    let on = checked(
+        ROTATED,
+        "clang-19 -O1 -g",
+        debugger,
+        refs(),
+        &DebuginfoConfig::default(),
+    )
+    .await;
     assert_eq!(on[1].0, CheckVerdict::Match, "{debugger}: {on:?}");
     match &on[0].0 {
         CheckVerdict::NotComparable { reason, actual } => {
@@ -226,7 +237,10 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
             session,
         });
     }
-    assert!(matches!(cells[0].session.verdicts[0].verdict, CheckVerdict::WrongValue { .. }));
+    assert!(matches!(
+        cells[0].session.verdicts[0].verdict,
+        CheckVerdict::WrongValue { .. }
+    ));
     // LLDB's session "gave up" before line 6 (as GDB's did after 179 of 181
     // pauses in a Csmith program).
     let gave_up = CheckVerdict::NotHit {
@@ -259,7 +273,10 @@ async fn an_unreached_pair_is_checked_again_by_the_other_debugger_alone() {
         rerun_unconfirmed: false,
         ..Default::default()
     };
-    assert_eq!(accuracy::rerun_unconfirmed(&off, &builds, &mut cells, &mut dbgs).await, 0);
+    assert_eq!(
+        accuracy::rerun_unconfirmed(&off, &builds, &mut cells, &mut dbgs).await,
+        0
+    );
     assert_eq!(cells[1].session.verdicts[0].verdict, gave_up);
     let runs = accuracy::rerun_unconfirmed(&DebuginfoConfig::default(), &builds, &mut cells, &mut dbgs).await;
     for (_, d) in dbgs.iter_mut() {

@@ -96,16 +96,18 @@ pub fn rejudged(key: &ClassKey, divergence: DivergenceKind, last_action: ActionK
 }
 
 /// How many kinds of the collapsed action sequence, counted back from the
-/// divergent action, a root cause keeps while runs store no reduced action
-/// sequence: the divergent action and the one before it (`resume+step_out`).
+/// divergent action, a root cause keeps: the divergent action and the one
+/// before it (`resume+step_out`). Only class representatives are reduced
+/// (issue 17 item 5), so a reduced run is read with the same tail: a key
+/// from its whole reduced sequence would separate it from the unreduced
+/// runs of its root cause.
 ///
 /// The whole unreduced sequence is as particular as the random run that
 /// drew it (on the bundled C corpus, 20 programs x 3 seeds, GDB vs LLDB: 39
 /// divergences in 16 classes gave 25 root causes with the whole sequence, 21
 /// with the last 3 kinds, 14 with the last 2, 9 with the last one alone);
-/// the reduced sequence (delta debugging while the class stays, issue 17
-/// item 5) is what should be kept whole once runs store it. `None` keeps
-/// the whole sequence.
+/// the whole reduced sequence would fit only if every run were reduced.
+/// `None` keeps the whole sequence.
 pub const UNREDUCED_SHAPE_TAIL: Option<usize> = Some(2);
 
 /// The shape of the action sequence that led to a divergence: the kinds of
@@ -140,7 +142,9 @@ pub fn root_cause(technique: &str, run: &RunRecord, trace: &Trace, tools: &str) 
 }
 
 /// [`root_cause`] keeping the last `tail` kinds of the shape (`None`: the
-/// whole sequence, for a reduced case's run, [`crate::reduce::reduced_run`]).
+/// whole sequence). A reduced case's run ([`crate::reduce::reduced_run`])
+/// is read with the same tail as the unreduced runs, so that reducing a
+/// class's representative keeps it in its root cause.
 pub fn root_cause_with_tail(
     technique: &str,
     run: &RunRecord,

@@ -215,7 +215,10 @@ impl Technique for Differential {
                 &reduced,
                 reduced.traces.first()?,
                 &tools.join(","),
-                None,
+                // The same tail as the unreduced runs of its class: with the
+                // whole reduced sequence, reducing a representative moved it
+                // out of its root cause, which then counted twice.
+                crate::class::UNREDUCED_SHAPE_TAIL,
             );
         }
         crate::class::root_cause(self.tag(), run, run.traces.first()?, &tools.join(","))

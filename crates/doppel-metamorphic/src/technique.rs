@@ -138,7 +138,14 @@ impl Technique for Metamorphic {
         if let Some(reduced) = crate::reduce::reduced_run(run) {
             let follow_up = reduced.traces.last()?;
             let name = follow_up.debugger.name.clone();
-            return doppel_differential::class::root_cause_with_tail(self.tag(), &reduced, follow_up, &name, None);
+            return doppel_differential::class::root_cause_with_tail(
+                self.tag(),
+                &reduced,
+                follow_up,
+                &name,
+                // As the unreduced runs: see doppel-differential's technique.
+                doppel_differential::class::UNREDUCED_SHAPE_TAIL,
+            );
         }
         let follow_up = run.traces.last()?;
         doppel_differential::class::root_cause(self.tag(), run, follow_up, &follow_up.debugger.name)

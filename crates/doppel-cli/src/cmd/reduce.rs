@@ -107,9 +107,10 @@ pub async fn run(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Reduces the representative (first run) of every non-policy class of
-/// `filter`'s runs that holds no reduced case yet, storing each; prints
-/// one line per class (`again`: those with one too). Returns the reductions (failures are printed and
+/// Reduces the representative of every root cause of `filter`'s runs
+/// that is no policy difference and holds no reduced case yet
+/// ([`doppel_core::rootcause::group`]), storing each; prints one line per
+/// root cause (`again`: those with one too). Returns the reductions (failures are printed and
 /// skipped).
 pub async fn reduce_representatives(
     store: &Store,
@@ -118,26 +119,25 @@ pub async fn reduce_representatives(
     options: &ReduceOptions,
     again: bool,
 ) -> anyhow::Result<Vec<Reduction>> {
-    let classes = store.classes(filter).await?;
+    // One reduction per root cause (issue 17 item 5): its representative,
+    // the first run of the cause (or the one already reduced). Policy
+    // differences are not reduced: they are not reported as bugs.
+    let groups = doppel_core::rootcause::group(store, filter, crate::techniques::all()).await?;
     let mut done = Vec::new();
-    for c in classes.iter().filter(|c| c.key.part("policy").is_none()) {
+    for g in groups.iter().filter(|g| g.cause.policy.is_none()) {
         // Already reduced (an earlier invocation, `--resume`, another
         // `--claim` worker that finished first): kept as it is.
-        let run = super::load_run(store, c.first_run).await?;
-        if !again
-            && crate::techniques::get(&run.technique)?
-                .reduced_reproducer(&run)
-                .is_some()
-        {
+        if !again && g.reduced.is_some() {
             continue;
         }
-        match reduce_one(store, db, c.first_run, options).await {
+        let key = g.cause.key();
+        match reduce_one(store, db, g.representative, options).await {
             Ok(Some(red)) => {
-                eprintln!("reduced run {} ({}): {}", c.first_run, c.key, red.summary);
+                eprintln!("reduced run {} (root cause {key}): {}", g.representative, red.summary);
                 done.push(red);
             }
             Ok(None) => {}
-            Err(e) => eprintln!("run {} ({}) not reduced: {e:#}", c.first_run, c.key),
+            Err(e) => eprintln!("run {} (root cause {key}) not reduced: {e:#}", g.representative),
         }
     }
     Ok(done)
@@ -151,7 +151,7 @@ pub async fn after_campaign(store: &Store, db: &str, filter: &RunFilter, f: &Red
     let options = options(db, f.reduce_budget, !f.reduce_actions_only)?;
     let done = reduce_representatives(store, db, filter, &options, false).await?;
     eprintln!(
-        "reduced {} class representative(s) (`doppel repro RUN` writes the reduced case)",
+        "reduced {} root cause representative(s) (`doppel repro RUN` writes the reduced case)",
         done.len()
     );
     Ok(())

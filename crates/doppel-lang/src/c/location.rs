@@ -109,7 +109,9 @@ pub fn at_pause(binary: &Path, pc: u64, line: u32, source_name: &str, variable: 
         let row = row_at(&sequences, address, line, wanted);
         let section = |name: &str| -> Result<Cow<'_, [u8]>, String> {
             match file.section_by_name(name) {
-                Some(s) => s.uncompressed_data().map_err(|e| format!("cannot read section {name}: {e}")),
+                Some(s) => s
+                    .uncompressed_data()
+                    .map_err(|e| format!("cannot read section {name}: {e}")),
                 None => Ok(Cow::Borrowed(&[][..])),
             }
         };
@@ -178,7 +180,9 @@ fn load_bias(sequences: &[Sequence], pc: u64, line: u32, file: &str) -> Option<u
                 .find(|n| n.address > r.address)
                 .map_or(s.end, |n| n.address);
             // pc - bias in [r.address, end): bias in (pc - end, pc - r.address].
-            let Some(high) = pc.checked_sub(r.address) else { continue };
+            let Some(high) = pc.checked_sub(r.address) else {
+                continue;
+            };
             let bias = high / PAGE * PAGE;
             if pc - bias < end && !found.contains(&bias) {
                 found.push(bias);
@@ -358,7 +362,11 @@ fn location_pattern<R: Reader>(
         // The view pairs, one per bounded entry, when GCC gave them.
         let pairs: Option<Vec<(u32, u32)>> = match e.attr_value(gimli::DW_AT_GNU_locviews) {
             Some(gimli::AttributeValue::SecOffset(o)) => {
-                let section = if unit.encoding().version >= 5 { views.loclists } else { views.loc };
+                let section = if unit.encoding().version >= 5 {
+                    views.loclists
+                } else {
+                    views.loc
+                };
                 Some(view_pairs(section, o.into_u64() as usize))
             }
             _ => None,
@@ -467,7 +475,11 @@ pub fn expression_pattern<R: Reader>(expr: &gimli::Expression<R>, encoding: giml
         let name = gimli::DwOp(code)
             .static_string()
             .map_or_else(|| format!("DW_OP_{code:#x}"), str::to_string);
-        ops.push(if before - r.len().into_u64() > 1 { format!("{name} K") } else { name });
+        ops.push(if before - r.len().into_u64() > 1 {
+            format!("{name} K")
+        } else {
+            name
+        });
     }
     Ok(if ops.is_empty() {
         "<empty>".into()
@@ -561,7 +573,6 @@ fn last_component(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,7 +641,11 @@ mod tests {
     #[test]
     fn the_bias_maps_the_pause_into_a_row_of_its_line() {
         let seqs = vec![Sequence {
-            rows: vec![row(0x1130, 3, true, 0), row(0x1138, 4, true, 0), row(0x1138, 5, false, 1)],
+            rows: vec![
+                row(0x1130, 3, true, 0),
+                row(0x1138, 4, true, 0),
+                row(0x1138, 5, false, 1),
+            ],
             end: 0x1150,
         }];
         assert_eq!(load_bias(&seqs, 0x555555555134, 3, "p.c"), Some(DEBUGGER_PIE_BASE));
@@ -638,7 +653,10 @@ mod tests {
         // 0x...1134 lies in line 3's row, not line 4's.
         assert_eq!(load_bias(&seqs, 0x7f0000001134, 4, "p.c"), None);
         let r = row_at(&seqs, 0x1138, 5, "p.c").unwrap();
-        assert_eq!((r.row.line, r.row.view, r.row.is_stmt, r.at_row_start), (5, 1, false, true));
+        assert_eq!(
+            (r.row.line, r.row.view, r.row.is_stmt, r.at_row_start),
+            (5, 1, false, true)
+        );
         let r = row_at(&seqs, 0x1140, 4, "p.c").unwrap();
         assert_eq!((r.row.line, r.row.view, r.at_row_start), (4, 0, false));
         assert!(row_at(&seqs, 0x1150, 4, "p.c").is_none());
@@ -647,7 +665,11 @@ mod tests {
     #[test]
     fn symbols_with_offsets_and_addresses_outside_every_symbol() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("s.c"), "int g_9[4] = {1};\nint main(void) { return g_9[0]; }\n").unwrap();
+        std::fs::write(
+            dir.path().join("s.c"),
+            "int g_9[4] = {1};\nint main(void) { return g_9[0]; }\n",
+        )
+        .unwrap();
         let bin = dir.path().join("s");
         let st = Command::new("gcc")
             .current_dir(dir.path())
@@ -708,7 +730,13 @@ mod tests {
             let bin = dir.path().join(format!("p-{cc}{level}{pie}"));
             let st = Command::new(cc)
                 .current_dir(dir.path())
-                .args([level, "-g", if pie { "-fPIE" } else { "-fno-PIE" }, if pie { "-pie" } else { "-no-pie" }, "-o"])
+                .args([
+                    level,
+                    "-g",
+                    if pie { "-fPIE" } else { "-fno-PIE" },
+                    if pie { "-pie" } else { "-no-pie" },
+                    "-o",
+                ])
                 .arg(&bin)
                 .arg("p.c")
                 .status()
@@ -723,7 +751,11 @@ mod tests {
                 let d = at_pause(&bin, r.0 + bias, 6, "/x/p.c", "s").unwrap();
                 assert_eq!(d.file_address, r.0, "{cc} {level}");
                 let pr = d.row.unwrap();
-                assert_eq!((pr.row.line, pr.row.column, pr.row.is_stmt), (6, r.2, true), "{cc} {level}");
+                assert_eq!(
+                    (pr.row.line, pr.row.column, pr.row.is_stmt),
+                    (6, r.2, true),
+                    "{cc} {level}"
+                );
                 assert!(pr.at_row_start);
                 if level == "-O0" {
                     assert_eq!(d.location_pattern, "DW_OP_fbreg K", "{cc}");
@@ -737,7 +769,10 @@ mod tests {
                     "DW_OP_addr K",
                     "{cc} {level}"
                 );
-                assert_eq!(at_pause(&bin, r.0 + bias, 6, "p.c", "nope").unwrap().location_pattern, "<no variable>");
+                assert_eq!(
+                    at_pause(&bin, r.0 + bias, 6, "p.c", "nope").unwrap().location_pattern,
+                    "<no variable>"
+                );
                 assert_eq!(d.bias, bias);
             }
             // An address outside every row: no bias for a PIE, no row for
