@@ -300,6 +300,13 @@ fn confine(pid: u32, memory_bytes: u64) {
                 p.insert(pid, g);
             }
         }
+        // The program ended (or is a zombie) before it could be moved: there
+        // is nothing left to confine, and cgroups still work. Warning here
+        // said "programs run without a cgroup" for a whole campaign after
+        // one short program (seen on Csmith programs with LLDB).
+        Err(e) if !alive(pid) => {
+            tracing::debug!("program {pid} ended before it was put into its cgroup: {e}");
+        }
         Err(e) => REASON_LOGGED.call_once(|| {
             tracing::warn!("programs under test run without a cgroup (rlimits only): {e}");
         }),
