@@ -31,8 +31,8 @@ fn text(o: &std::process::Output) -> String {
 fn a_typescript_downlevel_bug_is_a_transpiler_candidate_with_a_reproducer() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("s.db").display());
-    let test = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../doppel-conform/tests/data/test262/transpile/spread-set.js");
+    let test =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../doppel-conform/tests/data/test262/transpile/spread-set.js");
     let o = doppel(
         &db,
         &[
@@ -80,7 +80,10 @@ fn a_typescript_downlevel_bug_is_a_transpiler_candidate_with_a_reproducer() {
     let run = text(&run);
     // The plain commands: typescript's output throws the harness's error, babel's passes.
     let ts = run.split("== typescript").nth(1).unwrap_or_else(|| panic!("{run}"));
-    assert!(ts.contains("Test262Error") && ts.contains("SameValue(«0», «2»)"), "{run}");
+    assert!(
+        ts.contains("Test262Error") && ts.contains("SameValue(«0», «2»)"),
+        "{run}"
+    );
     let babel = run
         .split("== babel")
         .nth(1)

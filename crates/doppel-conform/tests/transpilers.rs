@@ -74,6 +74,9 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
         .iter()
         .find(|g| g.candidate == "transpiler_bug")
         .unwrap_or_else(|| panic!("{groups:?}"));
-    assert_eq!((g.family.as_str(), g.failure.as_str()), ("typescript", "assert.sameValue"));
+    assert_eq!(
+        (g.family.as_str(), g.failure.as_str()),
+        ("typescript", "assert.sameValue")
+    );
     assert_eq!(g.tests, ["spread-set.js"]);
 }

@@ -86,7 +86,14 @@ pub fn host(cfg: &EnginesConfig, t: &Transpiler) -> Result<Box<dyn Engine>, Engi
         "worker: transpile to {}, then vm.createContext() per script in node's V8",
         t.target
     );
-    Ok(super::engine::hosted(cfg, t.name, t.family, version, &mode, Launch::Worker(cmd)))
+    Ok(super::engine::hosted(
+        cfg,
+        t.name,
+        t.family,
+        version,
+        &mode,
+        Launch::Worker(cmd),
+    ))
 }
 
 /// The shell words that print file `input` transpiled by transpiler `name`
@@ -105,7 +112,12 @@ pub fn emit_command(cfg: &EnginesConfig, name: &str, input: &str) -> Vec<String>
 /// Transpiles file `input` with transpiler `name` once (a node process
 /// killed at `timeout`): the transpiled text (at most 64 KiB, the probe
 /// cap), or why not (the transpiler's message, a timeout, node missing).
-pub fn transpile_file(cfg: &EnginesConfig, name: &str, input: &std::path::Path, timeout: Duration) -> Result<String, String> {
+pub fn transpile_file(
+    cfg: &EnginesConfig,
+    name: &str,
+    input: &std::path::Path,
+    timeout: Duration,
+) -> Result<String, String> {
     let node = super::engine::node().map_err(|e| e.to_string())?;
     let words = emit_command(cfg, name, &input.to_string_lossy());
     let out = crate::config::output_within(std::process::Command::new(node).args(&words[1..]), timeout)

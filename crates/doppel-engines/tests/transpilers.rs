@@ -37,7 +37,11 @@ async fn check(name: &str, family: Family) {
                const [a, ...rest] = [new P(2), 3, 4];\n\
                print(`${a.double} ${rest.length}`, [1, 2].map((v) => v + 1).join());";
     let r = e.run_unchecked(src, &opts(20_000)).await;
-    assert_eq!((&r.outcome, r.output.as_str()), (&Outcome::Normal, "4 2 2,3\n"), "{name}");
+    assert_eq!(
+        (&r.outcome, r.output.as_str()),
+        (&Outcome::Normal, "4 2 2,3\n"),
+        "{name}"
+    );
     // An exception in the transpiled code keeps its constructor and message.
     let r = e.run_unchecked("null.x;", &opts(20_000)).await;
     assert!(
@@ -49,13 +53,24 @@ async fn check(name: &str, family: Family) {
     let Outcome::TranspileError { message } = &r.outcome else {
         panic!("{name}: {r:?}");
     };
-    assert!(!message.is_empty() && !message.contains("Stack backtrace"), "{name}: {message}");
-    assert!(r.outcome.label().starts_with("transpile error: "), "{}", r.outcome.label());
+    assert!(
+        !message.is_empty() && !message.contains("Stack backtrace"),
+        "{name}: {message}"
+    );
+    assert!(
+        r.outcome.label().starts_with("transpile error: "),
+        "{}",
+        r.outcome.label()
+    );
     // Past the timeout: stopped by vm inside the worker, which stays up.
     let r = e.run_unchecked("var i = 0; for (;;) { i++; }", &opts(500)).await;
     assert_eq!(r.outcome, Outcome::Timeout, "{name}");
     let r = e.run_unchecked("print(1 + 1);", &opts(20_000)).await;
-    assert_eq!((&r.outcome, r.output.as_str()), (&Outcome::Normal, "2\n"), "{name} after a timeout");
+    assert_eq!(
+        (&r.outcome, r.output.as_str()),
+        (&Outcome::Normal, "2\n"),
+        "{name} after a timeout"
+    );
     // The feature probe runs through the transpiler too (its probes are strings to eval).
     let f = e.features().await.unwrap_or_else(|err| panic!("{name}: {err}"));
     assert!(f.lacking(&["Symbol".into()]).is_empty(), "{name}: {}", f.summary());
@@ -65,7 +80,11 @@ async fn check(name: &str, family: Family) {
         features: vec!["Symbol.iterator".into()],
     };
     let r = e.run(&s, &opts(20_000)).await;
-    assert_eq!((&r.outcome, r.output.as_str()), (&Outcome::Normal, "symbol\n"), "{name}");
+    assert_eq!(
+        (&r.outcome, r.output.as_str()),
+        (&Outcome::Normal, "symbol\n"),
+        "{name}"
+    );
     e.shutdown().await;
 }
 
