@@ -206,6 +206,18 @@ pub fn class_key(run: &TestRun, features: &[String]) -> Option<ClassKey> {
                 .unwrap_or_else(|| "?".into());
             (names.join("+"), failure)
         }
+        Candidate::TranspilerBug { families } => {
+            let names: Vec<String> = families.iter().map(|f| f.to_string()).collect();
+            let failure = run
+                .vote
+                .failing_transpilers()
+                .find_map(|f| match &f.verdict {
+                    FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some(x.key()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "?".into());
+            (names.join("+"), failure)
+        }
         Candidate::Engine262Bug => (
             "engine262".to_string(),
             run.spec
