@@ -27,6 +27,7 @@
 //! [meta]            # doppel meta (ISSTA'19); initial runs use [diff]
 //! rounds = 5
 //! transformations = ["all"]   # or names: add_breakpoint, insert_no_op, ...
+//! control_run = true   # false: no runs without breakpoints first (a follow-up that ends differently is tested too)
 //!
 //! [debuginfo]       # doppel debuginfo (PLDI'20), see doppel_debuginfo::config
 //! compilers = ["gcc", "clang"]
@@ -66,6 +67,8 @@ pub struct MetaSettings {
     /// Transformation names, or `["all"]`.
     #[serde(rename = "transformations")]
     pub transformation_names: Vec<String>,
+    /// Control runs before the tests (`doppel_metamorphic::control`); on by default.
+    pub control_run: bool,
 }
 
 impl Default for MetaSettings {
@@ -73,6 +76,7 @@ impl Default for MetaSettings {
         Self {
             rounds: 5,
             transformation_names: vec!["all".into()],
+            control_run: true,
         }
     }
 }

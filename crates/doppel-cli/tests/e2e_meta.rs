@@ -48,6 +48,12 @@ fn check_structure(tests: &[RunRecord]) {
         assert!(t.key.contains(&format!("|r{round}")), "{}", t.key);
         match &t.verdict {
             Verdict::SubjectError { .. } => continue,
+            // The control run (issue 17 item 2): a follow-up that ends
+            // differently is not run.
+            Verdict::NotComparable { reason, controls } => {
+                assert!(!reason.is_empty() && controls.len() == 2, "{reason}");
+                continue;
+            }
             Verdict::Inconclusive { reason, .. } => {
                 assert!(!reason.is_empty());
                 continue;

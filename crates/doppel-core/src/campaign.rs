@@ -213,6 +213,9 @@ pub struct CampaignStats {
     pub findings: usize,
     /// Stored runs judged inconclusive.
     pub inconclusive: usize,
+    /// Stored runs judged not comparable by their control run
+    /// ([`crate::model::Verdict::NotComparable`], issue 17 item 2).
+    pub not_comparable: usize,
     /// Runs the store did not commit.
     pub store_errors: usize,
     /// Items that failed for a reason of the environment.
@@ -283,6 +286,9 @@ impl Sink<'_> {
                         }
                         if matches!(run.verdict, crate::model::Verdict::Inconclusive { .. }) {
                             s.inconclusive += 1;
+                        }
+                        if matches!(run.verdict, crate::model::Verdict::NotComparable { .. }) {
+                            s.not_comparable += 1;
                         }
                     }
                     Ok(())

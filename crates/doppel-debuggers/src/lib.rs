@@ -20,6 +20,7 @@
 //! Shared debugger knowledge above the protocols, used by every technique:
 //! - `normalize.rs`: switchable rules that remove differences of rendering;
 //! - `compare.rs`: output comparison and divergence types (DBDB section 3.4);
+//! - `control.rs`: the control run (a program with no breakpoint) and its comparison;
 //! - `repro/`: stand-alone reproducers in each debugger's own command
 //!   language (GDB and LLDB command files, a CDP script for node).
 //!
@@ -36,6 +37,7 @@ use std::time::Duration;
 
 pub mod backend;
 pub mod compare;
+pub mod control;
 pub mod normalize;
 pub mod protocol;
 pub mod record;

@@ -17,8 +17,9 @@
 //! - [`technique`]: the technique seam (show, replay, repro, reclassify, report) for the commands.
 //!
 //! Normalization, output comparison and the reproducer writers live in
-//! `doppel-debuggers` (shared with metamorphic testing); [`normalize`] and
-//! [`repro`] are re-exported here for existing callers.
+//! `doppel-debuggers` (shared with metamorphic testing), and so does the
+//! control run; [`normalize`], [`repro`] and [`control`] are re-exported here
+//! for existing callers.
 
 #![deny(missing_docs)]
 
@@ -27,7 +28,6 @@ pub mod class;
 pub mod completion;
 pub mod config;
 pub mod continuation;
-pub mod control;
 pub mod engine;
 pub mod oracle;
 pub mod reclassify;
@@ -40,4 +40,4 @@ pub mod technique;
 
 pub use config::{ActionWeights, BreakpointLines, DiffConfig};
 
-pub use doppel_debuggers::{normalize, repro};
+pub use doppel_debuggers::{control, normalize, repro};

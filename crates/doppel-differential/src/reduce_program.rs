@@ -21,11 +21,17 @@
 //!
 //! The kept program has its markers removed (lines unchanged) and is run
 //! once more in-process before it is stored.
+//!
+//! The driver ([`reduce_program_with`]: markers, the reducer's process, the
+//! choice and confirmation of the kept variant) takes the test of a variant
+//! as a [`VariantProbe`]: the differential one here ([`DiffProbe`]), the
+//! metamorphic one in `doppel-metamorphic` (the round re-applied to the
+//! variant); `doppel reduce-probe` picks it by the case's technique.
 
 use crate::record::DiffRecord;
 use crate::reduce::{ReducedCase, same_class, try_script};
 use doppel_core::process::{self, Sandbox};
-use doppel_core::{Action, ClassKey, Language, Location, RunRecord};
+use doppel_core::{Action, ClassKey, Language, Location, RunRecord, Trace, Verdict};
 use doppel_lang::c::BuildRecipe;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -46,6 +52,50 @@ pub struct ProbeCase {
     pub class: ClassKey,
     /// The build cache directory.
     pub cache_dir: PathBuf,
+}
+
+/// A variant confirmed as the finding: the verdict and traces of its run,
+/// and what the technique keeps besides (metamorphic: the follow-up
+/// program of the round re-applied to the variant).
+#[derive(Debug, Clone)]
+pub struct Confirmed<E> {
+    /// The verdict of the variant's run (the finding's class).
+    pub verdict: Verdict,
+    /// The traces of that run (what the reproducer shows).
+    pub traces: Vec<Trace>,
+    /// The technique's own part.
+    pub extra: E,
+}
+
+/// A technique's test of a program variant: run the case's actions (lines
+/// already those of `text`) on `text` in the real tools.
+pub trait VariantProbe: Sync {
+    /// What a confirming run keeps besides verdict and traces.
+    type Extra: Send;
+    /// `Ok(Ok(_))` iff `text` with `case.actions` gives the finding's class
+    /// again; `Ok(Err(why))` when not.
+    ///
+    /// Errors: the tools cannot be created, I/O.
+    fn probe(
+        &self,
+        case: &ProbeCase,
+        text: &str,
+    ) -> impl std::future::Future<Output = anyhow::Result<Result<Confirmed<Self::Extra>, String>>> + Send;
+}
+
+/// The differential technique's [`VariantProbe`]: [`probe`], unmarked.
+pub struct DiffProbe;
+
+impl VariantProbe for DiffProbe {
+    type Extra = ();
+
+    async fn probe(&self, case: &ProbeCase, text: &str) -> anyhow::Result<Result<Confirmed<()>, String>> {
+        Ok(probe(case, text, false).await?.map(|o| Confirmed {
+            verdict: o.verdict,
+            traces: o.traces,
+            extra: (),
+        }))
+    }
 }
 
 /// The marker of line index `k`.
@@ -287,17 +337,63 @@ pub fn reducer_for(language: Language) -> Option<&'static str> {
 /// Errors: a language without a reducer, the reducer missing, I/O.
 pub async fn reduce_program(
     run: &RunRecord,
-    mut case: ReducedCase,
+    case: ReducedCase,
     doppel_exe: &Path,
     cache_dir: &Path,
     work: &Path,
     budget: Duration,
 ) -> anyhow::Result<ReducedCase> {
+    let rec = DiffRecord::of(run)?;
+    let per_probe = crate::reduce::per_test_timeout(&rec, case.actions.len()) + Duration::from_secs(30);
+    let reduction = ProgramReduction {
+        run,
+        source_text: &rec.input.source_text,
+        per_probe,
+        doppel_exe,
+        cache_dir,
+        work,
+        budget,
+    };
+    Ok(reduce_program_with(&reduction, case, &DiffProbe).await?.0)
+}
+
+/// What [`reduce_program_with`] works on besides the case.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgramReduction<'a> {
+    /// The stored finding (its subject's language and build recipe; its
+    /// configuration goes to the probe's `case.json`, traces dropped).
+    pub run: &'a RunRecord,
+    /// The program to reduce (the finding's, or its test's initial program).
+    pub source_text: &'a str,
+    /// The bound on one probe (the reducer's per-variant timeout).
+    pub per_probe: Duration,
+    /// The `doppel` executable the interestingness test calls.
+    pub doppel_exe: &'a Path,
+    /// The build cache directory.
+    pub cache_dir: &'a Path,
+    /// The work directory (created).
+    pub work: &'a Path,
+    /// The reducer's wall-time budget.
+    pub budget: Duration,
+}
+
+/// [`reduce_program`] with the technique's test of a variant: the
+/// interestingness test runs `doppel reduce-probe` (which picks the probe
+/// by the case's technique), and the kept variant is confirmed in-process
+/// with `prober`. Returns the case and, when a smaller program was kept,
+/// the probe's extra part of its confirming run.
+///
+/// Errors: a language without a reducer, the reducer missing, I/O.
+pub async fn reduce_program_with<P: VariantProbe>(
+    r: &ProgramReduction<'_>,
+    mut case: ReducedCase,
+    prober: &P,
+) -> anyhow::Result<(ReducedCase, Option<P::Extra>)> {
+    let (run, doppel_exe, cache_dir, work, budget) = (r.run, r.doppel_exe, r.cache_dir, r.work, r.budget);
     let started = Instant::now();
     let tool = reducer_for(run.subject.language)
         .ok_or_else(|| anyhow::anyhow!("no program reducer for {:?}", run.subject.language))?;
     let exe = process::which(tool).ok_or_else(|| anyhow::anyhow!("{tool} is not installed"))?;
-    let rec = DiffRecord::of(run)?;
     let class = case
         .verdict
         .finding()
@@ -317,10 +413,10 @@ pub async fn reduce_program(
     let work = work.canonicalize()?;
     let case_json = work.join("case.json");
     std::fs::write(&case_json, serde_json::to_string(&probe_case)?)?;
-    let per_probe = crate::reduce::per_test_timeout(&rec, case.actions.len()) + Duration::from_secs(30);
+    let per_probe = r.per_probe;
     let variant_dir = work.join("variant");
     std::fs::create_dir_all(&variant_dir)?;
-    let marked = mark(&rec.input.source_text, &lines);
+    let marked = mark(r.source_text, &lines);
     let mut cmd = Command::new(exe);
     let result = if run.subject.language == Language::C {
         std::fs::write(variant_dir.join("a.c"), &marked)?;
@@ -376,7 +472,7 @@ pub async fn reduce_program(
             .to_string();
         case.notes
             .push(format!("{tool} failed (status {:?}): {why}", done.code));
-        return Ok(case);
+        return Ok((case, None));
     }
     // C-Vise keeps its best variant in a.c as it goes; treereduce writes
     // its output at the end only.
@@ -385,12 +481,12 @@ pub async fn reduce_program(
         case.notes.push(format!(
             "{tool} left no variant with every marker; the original program is kept"
         ));
-        return Ok(case);
+        return Ok((case, None));
     }
-    let original_bytes = rec.input.source_text.len();
+    let original_bytes = r.source_text.len();
     if strip_markers(&candidate, lines.len()).len() >= original_bytes {
         case.notes.push(format!("{tool} found no smaller program"));
-        return Ok(case);
+        return Ok((case, None));
     }
     // Tried in order, the first that gives the class again is kept: blank
     // lines dropped (reducers leave the lines of what they delete; markers
@@ -412,7 +508,7 @@ pub async fn reduce_program(
             if tried.contains(&t) {
                 continue;
             }
-            match probe(&confirm_case, &t, false).await? {
+            match prober.probe(&confirm_case, &t).await? {
                 Ok(o) => {
                     if t.contains("/*DOPPEL_B") {
                         case.notes
@@ -428,6 +524,7 @@ pub async fn reduce_program(
             }
         }
     }
+    let mut extra = None;
     match kept {
         Some((text, actions, o)) => {
             case.lines = text.lines().count();
@@ -435,13 +532,14 @@ pub async fn reduce_program(
             case.actions = actions;
             case.verdict = o.verdict;
             case.traces = o.traces;
+            extra = Some(o.extra);
         }
         None => case
             .notes
             .push("the reduced program did not confirm; the original is kept".into()),
     }
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-    Ok(case)
+    Ok((case, extra))
 }
 
 #[cfg(test)]

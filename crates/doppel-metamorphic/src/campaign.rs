@@ -15,6 +15,7 @@ use crate::sequence::{self, TestRecord};
 use doppel_core::campaign::{self, CampaignStats, Item, ItemError, Job, Options, Progress, Sink, Technique};
 use doppel_core::store::Store;
 use doppel_core::{RunRecord, ToolInfo, Verdict};
+use doppel_debuggers::control::ControlCache;
 use doppel_debuggers::{Debugger, DebuggerConfig, registry};
 use doppel_lang::prepare::Prepared;
 use serde::{Deserialize, Serialize};
@@ -145,12 +146,15 @@ pub struct Metamorphic<'a> {
     pub spec: &'a MetaSpec,
     /// Builds follow-up programs.
     pub builder: &'a Builder,
+    /// The campaign's control runs, shared by its jobs ([`crate::control`]).
+    pub controls: &'a ControlCache,
 }
 
 /// One job: its debugger.
 pub struct MetaJob<'a> {
     spec: &'a MetaSpec,
     builder: &'a Builder,
+    controls: &'a ControlCache,
     debugger: Box<dyn Debugger>,
 }
 
@@ -170,6 +174,7 @@ impl<'a> Technique for Metamorphic<'a> {
         Ok(MetaJob {
             spec: self.spec,
             builder: self.builder,
+            controls: self.controls,
             debugger: registry::create(&self.spec.debugger, &debugger_config(&self.spec.debugger_config))?,
         })
     }
@@ -185,6 +190,7 @@ impl Job for MetaJob<'_> {
             item.seed,
             &mut self.debugger,
             self.builder,
+            self.controls,
             sink,
         )
         .await;
@@ -210,7 +216,13 @@ pub async fn run_campaign(
     on_progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> anyhow::Result<CampaignStats> {
     let items = items(spec, &subjects, seeds);
-    campaign::run(&Metamorphic { spec, builder }, &items, store, options, on_progress).await
+    let controls = ControlCache::default();
+    let technique = Metamorphic {
+        spec,
+        builder,
+        controls: &controls,
+    };
+    campaign::run(&technique, &items, store, options, on_progress).await
 }
 
 async fn run_sequence(
@@ -219,6 +231,7 @@ async fn run_sequence(
     seed: u64,
     dbg: &mut Box<dyn Debugger>,
     builder: &Builder,
+    controls: &ControlCache,
     sink: &Sink<'_>,
 ) {
     let key = sequence_key(spec, &p.subject.hash, seed);
@@ -253,7 +266,7 @@ async fn run_sequence(
         }
     };
     let runner = async {
-        sequence::run(dbg, program, seed, &spec.meta, builder, &mut emit).await;
+        sequence::run(dbg, program, seed, &spec.meta, builder, controls, &mut emit).await;
         drop(emit);
     };
     tokio::join!(runner, writer);

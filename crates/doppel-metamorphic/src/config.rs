@@ -18,6 +18,21 @@ pub struct MetaConfig {
     /// The initial run's actions come from DBDB's generator with these knobs;
     /// its normalization and column rules are the relation's too.
     pub initial: DiffConfig,
+    /// Run the initial program (twice) and every follow-up program once
+    /// with no breakpoint in the debugger under test before the tests, and
+    /// record a test whose programs end differently (exit status, signal,
+    /// output) as not comparable, never as a broken relation (issue 17
+    /// item 2; [`crate::sequence`]). Off (`--control-run=false`,
+    /// `control_run = false` in `[meta]`): the tests of before. On by
+    /// default for new campaigns; serialized only when on, as the
+    /// differential technique's `control_run`, so old sequence keys stay
+    /// and `--resume` never mixes the behaviours.
+    #[serde(skip_serializing_if = "is_false")]
+    pub control_run: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for MetaConfig {
@@ -30,6 +45,7 @@ impl Default for MetaConfig {
                 continue_past_policies: false,
                 ..DiffConfig::default()
             },
+            control_run: true,
         }
     }
 }
@@ -49,5 +65,23 @@ impl MetaConfig {
     /// The transformation chain as stored in class keys (`a+b+c`).
     pub fn chain_key(chain: &[Transformation]) -> String {
         chain.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_control_run_is_on_by_default_and_serialized_only_when_on() {
+        let on = MetaConfig::default();
+        assert!(on.control_run);
+        assert_eq!(serde_json::to_value(&on).unwrap()["control_run"], true);
+        let off = MetaConfig {
+            control_run: false,
+            ..MetaConfig::default()
+        };
+        let v = serde_json::to_value(&off).unwrap();
+        assert!(v.get("control_run").is_none(), "{v}");
     }
 }

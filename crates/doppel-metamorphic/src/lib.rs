@@ -17,7 +17,9 @@
 //! - [`follow_up`]: the live follow-up run with resynchronization;
 //! - [`round`]: one metamorphic test;
 //! - [`sequence`]: iterative testing (section 3.3);
+//! - [`control`]: the control runs (programs with no breakpoint) before the tests (issue 17, item 2);
 //! - [`reduce`]: delta debugging of a finding's initial actions (issue 17, item 5);
+//! - [`reduce_program`]: then its initial program (C-Vise, treereduce), the round re-applied to each variant;
 //! - [`repro`]: the two inputs of a test as stand-alone reproducers;
 //! - [`record`]: what a test stores (configuration, inputs), written and read through one type;
 //! - [`technique`]: the technique seam (show, replay, repro, report) for the commands;
@@ -28,10 +30,12 @@
 pub mod action;
 pub mod campaign;
 pub mod config;
+pub mod control;
 pub mod follow_up;
 pub mod program;
 pub mod record;
 pub mod reduce;
+pub mod reduce_program;
 pub mod relation;
 pub mod repro;
 pub mod round;

@@ -66,13 +66,19 @@ impl MetaRecord {
     /// The record of a stored test.
     ///
     /// Errors: the run's configuration is not a metamorphic record.
+    /// A record without `meta.control_run` ran without control runs
+    /// (records written before the switch existed, and tests with it off,
+    /// which leave it out of the serialized form), although a new
+    /// campaign's default is on.
     pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
-        serde_json::from_value(run.config.clone()).map_err(|e| {
+        let mut rec: Self = serde_json::from_value(run.config.clone()).map_err(|e| {
             anyhow::anyhow!(
                 "run {}: not a metamorphic configuration: {e}",
                 run.id.unwrap_or_default()
             )
-        })
+        })?;
+        rec.meta.control_run = run.config["meta"]["control_run"] == true;
+        Ok(rec)
     }
 
     /// As stored in `RunRecord::config`.

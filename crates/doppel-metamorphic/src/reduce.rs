@@ -8,38 +8,61 @@
 //! the candidate is interesting iff the relation breaks with the stored
 //! class key (which names the transformation chain). The result is a
 //! `ReducedCase` stored on the test ([`crate::record::MetaRecord::reduced`])
-//! whose traces are the reduced initial and follow-up runs.
+//! whose traces are the reduced initial and follow-up runs. Then the
+//! test's initial program is reduced ([`crate::reduce_program`]) and the
+//! case holds the reduced program, its follow-up and their traces.
 
 use crate::program::{Builder, Program};
 use crate::record::MetaRecord;
 use anyhow::Context;
 use doppel_core::technique::{ReduceOptions, Reduction};
 use doppel_core::{Action, ClassKey, RunRecord, Trace, Verdict};
+use doppel_debuggers::control::ControlCache;
 use doppel_debuggers::{Debugger, DebuggerConfig};
 use doppel_differential::reduce::{Interesting, ReducedCase, ddmin, describe, same_class};
+use doppel_differential::reduce_program::{ProgramReduction, reduce_program_with};
 use doppel_differential::scripted;
 use std::time::{Duration, Instant};
 
 /// What one test needs: the stored test's round, chain and generator
-/// origin, the initial program, the debugger.
-struct RoundTest<'a> {
-    c: &'a MetaRecord,
-    program: &'a Program,
-    builder: &'a Builder,
-    origin: &'a str,
-    seed: u64,
-    chain: &'a [crate::transformation::Transformation],
-    class: &'a ClassKey,
-    dcfg: DebuggerConfig,
-    dbg: Box<dyn Debugger>,
-    per_test: Duration,
+/// origin, the initial program, the debugger; with `controls` (program
+/// reduction), the follow-up program's control run against the variant's
+/// ([`crate::control::follow_up`]).
+pub(crate) struct RoundTest<'a> {
+    pub(crate) c: &'a MetaRecord,
+    pub(crate) program: &'a Program,
+    pub(crate) builder: &'a Builder,
+    pub(crate) origin: &'a str,
+    pub(crate) seed: u64,
+    pub(crate) chain: &'a [crate::transformation::Transformation],
+    pub(crate) class: &'a ClassKey,
+    pub(crate) dcfg: DebuggerConfig,
+    pub(crate) dbg: Box<dyn Debugger>,
+    pub(crate) per_test: Duration,
+    pub(crate) controls: Option<ControlCache>,
+}
+
+/// The bound on one test of a sequence of `actions` initial actions: the
+/// initial run and a follow-up of about as many actions, plus builds.
+pub(crate) fn per_test_timeout(dcfg: &DebuggerConfig, actions: usize) -> Duration {
+    dcfg.action_timeout * (2 * actions as u32 + 10) + Duration::from_secs(60)
+}
+
+/// The transformations applied before the test's own (the stored chain
+/// ends with it when the test applied one).
+pub(crate) fn chain_before(c: &MetaRecord) -> Vec<crate::transformation::Transformation> {
+    let mut chain = c.chain.clone();
+    if c.transformation.is_some() {
+        chain.pop();
+    }
+    chain
 }
 
 impl RoundTest<'_> {
     /// The candidate as the initial run, then the round: the initial and
     /// follow-up traces and the verdict; `None` past the bound (the
     /// debugger is then made afresh).
-    async fn run(&mut self, candidate: &[Action]) -> Option<(Vec<Trace>, Verdict, Program)> {
+    pub(crate) async fn run(&mut self, candidate: &[Action]) -> Option<(Vec<Trace>, Verdict, Program)> {
         let program = self.program;
         let nt = |l: Option<u32>| program.node_type(l);
         let work = async {
@@ -62,6 +85,7 @@ impl RoundTest<'_> {
                 self.chain,
                 &self.c.meta,
                 self.builder,
+                self.controls.as_ref(),
             )
             .await;
             Some((std::iter::once(trace).chain(follow).collect(), v, follow_program))
@@ -90,8 +114,11 @@ impl Interesting<Action> for RoundTest<'_> {
     }
 }
 
-/// Reduces the stored metamorphic test `r` (a broken relation) within
-/// `options.budget`; the program is not reduced (a note says so).
+/// Reduces the stored metamorphic test `r` (a broken relation): its
+/// initial actions by delta debugging within `options.budget`, then, with
+/// `options.program`, its initial program with C-Vise or treereduce
+/// ([`crate::reduce_program`]) within `options.budget` again; program
+/// reduction's own failures are notes on the case.
 ///
 /// Errors: not a finding, no initial run, the program does not build, the
 /// debugger is missing, or the stored initial actions do not give the
@@ -105,10 +132,7 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
         .finding()
         .map(|f| f.class.clone())
         .ok_or_else(|| anyhow::anyhow!("run {}: not a broken relation", r.id.unwrap_or_default()))?;
-    let mut chain = c.chain.clone();
-    if r.traces.len() == 2 {
-        chain.pop();
-    }
+    let chain = chain_before(&c);
     let origin = crate::technique::origin_of(&r.key).context("malformed key")?;
     let initial = r.traces.first().context("the test has no initial trace")?;
     let actions: Vec<Action> = initial.actions().cloned().collect();
@@ -120,8 +144,7 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
     let dcfg = crate::campaign::debugger_config(&c.input.debugger);
     let builder = Builder::new(cache_dir.join("meta-sources"), cache_dir.to_path_buf(), dcfg.limits);
     let dbg = doppel_debuggers::registry::create(&c.debugger_name, &dcfg)?;
-    // The initial run and a follow-up of about as many actions, plus builds.
-    let per_test = dcfg.action_timeout * (2 * actions.len() as u32 + 10) + Duration::from_secs(60);
+    let per_test = per_test_timeout(&dcfg, actions.len());
     let mut test = RoundTest {
         c: &c,
         program: &program,
@@ -133,6 +156,7 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
         dcfg: dcfg.clone(),
         dbg,
         per_test,
+        controls: None,
     };
     let first = test.run(&actions).await;
     if !first.as_ref().is_some_and(|(_, v, _)| same_class(v, &class)) {
@@ -153,14 +177,14 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
         anyhow::bail!("the reduced sequence did not break the relation again with class {class} (flaky debugger?)");
     };
     let lines = c.input.source_text.lines().count();
-    let mut notes = vec!["program not reduced: metamorphic findings reduce their actions only".to_string()];
+    let mut notes = Vec::new();
     if !dd.complete {
         notes.push(format!(
             "delta debugging stopped at its budget of {} s",
             options.budget.as_secs()
         ));
     }
-    let case = ReducedCase {
+    let mut case = ReducedCase {
         actions: dd.result,
         original_actions: actions.len(),
         source_text: None,
@@ -174,27 +198,53 @@ pub async fn reduce(r: &RunRecord, cache_dir: &std::path::Path, options: &Reduce
         complete: dd.complete,
         notes,
     };
-    let summary = describe(&case);
-    let (n, m) = (case.actions.len(), case.original_actions);
-    let mut rec = c.clone();
-    rec.reduced = Some(case);
-    rec.reduced_follow_up = Some(crate::record::FollowUpProgram {
+    let mut follow_up = crate::record::FollowUpProgram {
         subject: follow_program.subject.clone(),
         source_text: follow_program.text.clone(),
-    });
+    };
+    // Then the program (issue 17 item 5): the test's initial program, each
+    // variant tested by the round re-applied to it.
+    if options.program {
+        let work = options.work_dir.join(format!("meta-run-{}", r.id.unwrap_or_default()));
+        let reduction = ProgramReduction {
+            run: r,
+            source_text: &c.input.source_text,
+            per_probe: per_test_timeout(&dcfg, case.actions.len()) + Duration::from_secs(30),
+            doppel_exe: &options.doppel_exe,
+            cache_dir,
+            work: &work,
+            budget: options.budget,
+        };
+        match reduce_program_with(&reduction, case.clone(), &crate::reduce_program::MetaProbe).await {
+            Ok((reduced, extra)) => {
+                case = reduced;
+                if let Some(f) = extra {
+                    follow_up = f;
+                }
+            }
+            Err(e) => case.notes.push(format!("program not reduced: {e:#}")),
+        }
+    }
+    let summary = describe(&case);
+    let (n, m) = (case.actions.len(), case.original_actions);
+    let line_counts = (case.lines, case.original_lines);
+    let mut rec = c.clone();
+    rec.reduced = Some(case);
+    rec.reduced_follow_up = Some(follow_up);
     let mut out = r.clone();
     out.config = rec.to_value();
     Ok(Reduction {
         run: out,
         summary,
         actions: (n, m),
-        lines: (lines, lines),
+        lines: line_counts,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
 
-/// The test as its reduced case (reduced traces and verdict), what the
-/// reproducer is written from; `None` without one.
+/// The test as its reduced case (reduced initial program when the program
+/// was reduced, its follow-up program, reduced traces and verdict), what
+/// the reproducer is written from; `None` without one.
 pub fn reduced_run(run: &RunRecord) -> Option<RunRecord> {
     let mut rec = MetaRecord::of(run).ok()?;
     let case = rec.reduced.take()?;
@@ -202,6 +252,11 @@ pub fn reduced_run(run: &RunRecord) -> Option<RunRecord> {
         rec.follow_up = f;
     }
     let mut r = run.clone();
+    if let Some(t) = &case.source_text {
+        rec.input.source_text = t.clone();
+        r.subject.line_count = t.lines().count() as u32;
+        r.subject.hash = doppel_differential::reduce::text_hash(t);
+    }
     r.config = rec.to_value();
     r.traces = case.traces;
     r.verdict = case.verdict;

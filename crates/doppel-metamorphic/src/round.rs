@@ -11,6 +11,7 @@ use crate::script::Script;
 use crate::transformation::Transformation;
 use doppel_core::Language;
 use doppel_debuggers::Debugger;
+use doppel_debuggers::control::ControlCache;
 use doppel_lang::edit::LocationMap;
 use doppel_lang::transform::{ProgramInput, ProgramTransformationKind, Skip};
 use rand::seq::SliceRandom;
@@ -40,12 +41,19 @@ pub struct Test {
     /// The follow-up program (the same as the initial one for action transformations).
     pub program: Program,
     /// The follow-up run and its outcome; `None` when no transformation applied
-    /// (no follow-up ran).
+    /// or the control run found the programs not comparable (no follow-up ran).
     pub follow_up: Option<FollowUp>,
+    /// [`doppel_core::Verdict::NotComparable`] when the control runs show
+    /// the follow-up program ending differently from the initial one
+    /// ([`crate::control::follow_up`]); no follow-up ran.
+    pub not_comparable: Option<doppel_core::Verdict>,
 }
 
 /// Runs one metamorphic test on the input (`program`, `script`): tries the
 /// enabled transformations in a seeded random order until one applies.
+/// With `controls` (the campaign's control runs, `None` in replays), a
+/// follow-up program that ends differently from `program` with no
+/// breakpoint is not run: the test is not comparable.
 pub async fn run(
     dbg: &mut dyn Debugger,
     program: &Program,
@@ -53,6 +61,7 @@ pub async fn run(
     cfg: &MetaConfig,
     builder: &Builder,
     rng: &mut ChaCha8Rng,
+    controls: Option<&ControlCache>,
 ) -> Test {
     let mut order = cfg.transformations.clone();
     order.shuffle(rng);
@@ -60,6 +69,18 @@ pub async fn run(
     for t in order {
         match prepare(t, program, script, cfg, builder, rng).await {
             Ok((plan, follow_program, relation, applied)) => {
+                if let Some(cache) = controls
+                    && follow_program.subject.hash != program.subject.hash
+                    && let Some(v) = crate::control::follow_up(cache, dbg, program, &follow_program).await
+                {
+                    return Test {
+                        applied: Some(applied),
+                        skipped,
+                        program: follow_program,
+                        follow_up: None,
+                        not_comparable: Some(v),
+                    };
+                }
                 let mut follow_up = follow_up::run(dbg, &follow_program.subject, &plan, &relation).await;
                 if let FollowUpOutcome::Violated { difference, .. } = &follow_up.outcome
                     && let Some(reason) = nondeterministic(dbg, program, script, cfg).await
@@ -73,6 +94,7 @@ pub async fn run(
                     skipped,
                     program: follow_program,
                     follow_up: Some(follow_up),
+                    not_comparable: None,
                 };
             }
             Err(reason) => skipped.push((t, reason)),
@@ -83,6 +105,7 @@ pub async fn run(
         skipped,
         program: program.clone(),
         follow_up: None,
+        not_comparable: None,
     }
 }
 

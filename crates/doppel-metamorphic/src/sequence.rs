@@ -11,6 +11,7 @@ use crate::script::Script;
 use crate::transformation::Transformation;
 use doppel_core::{ClassKey, Finding, Output, Trace, Verdict};
 use doppel_debuggers::Debugger;
+use doppel_debuggers::control::ControlCache;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -43,14 +44,42 @@ pub struct TestRecord {
 
 /// Runs the sequence for `program` with `seed` on `dbg`, handing every test
 /// to `emit` as soon as it is done. Never fails: failures are verdicts.
+/// With [`MetaConfig::control_run`], the programs' control runs
+/// ([`crate::control`]) are taken from `controls` (run the first time): a
+/// program that is not deterministic ends the sequence before its initial
+/// run, a follow-up program that ends differently ends it at its test, each
+/// as one not comparable test.
 pub async fn run(
     dbg: &mut Box<dyn Debugger>,
     program: Program,
     seed: u64,
     cfg: &MetaConfig,
     builder: &Builder,
+    controls: &ControlCache,
     emit: &mut (dyn FnMut(TestRecord) + Send),
 ) {
+    let controls = cfg.control_run.then_some(controls);
+    if let Some(cache) = controls
+        && let Some(verdict) = crate::control::initial(cache, dbg.as_mut(), &program).await
+    {
+        emit(TestRecord {
+            round: 1,
+            chain: vec![],
+            applied: None,
+            skipped: vec![],
+            follow_up: program.clone(),
+            initial: program,
+            initial_trace: Trace {
+                debugger: dbg.info().clone(),
+                events: vec![],
+            },
+            follow_up_trace: None,
+            verdict,
+            duration_ms: 0.0,
+            last: true,
+        });
+        return;
+    }
     let nt = |l: Option<u32>| program.node_type(l);
     let initial =
         doppel_differential::engine::run(std::slice::from_mut(dbg), &program.subject, seed, &cfg.initial, &nt).await;
@@ -81,7 +110,7 @@ pub async fn run(
     let origin = program.subject.hash.clone();
     for r in 1..=cfg.rounds {
         let mut rng = round_rng(&origin, seed, r);
-        let test = round::run(dbg.as_mut(), &program, &script, cfg, builder, &mut rng).await;
+        let test = round::run(dbg.as_mut(), &program, &script, cfg, builder, &mut rng, controls).await;
         if let Some(a) = &test.applied {
             chain.push(a.transformation);
         }
@@ -141,13 +170,16 @@ pub async fn replay_round(
         chain_before,
         cfg,
         builder,
+        None,
     )
     .await;
     (t, v, a)
 }
 
 /// [`replay_round`], also giving the follow-up program (the initial one
-/// for action transformations).
+/// for action transformations); with `controls`, a follow-up program that
+/// ends differently from `program` with no breakpoint is not run (the
+/// verdict is then not comparable: [`crate::control::follow_up`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn replay_round_with_program(
     dbg: &mut Box<dyn Debugger>,
@@ -159,10 +191,11 @@ pub async fn replay_round_with_program(
     chain_before: &[Transformation],
     cfg: &MetaConfig,
     builder: &Builder,
+    controls: Option<&ControlCache>,
 ) -> (Option<Trace>, Verdict, Option<Applied>, Program) {
     let script = Script::from_trace(initial_trace).within_program(&program.subject);
     let mut rng = round_rng(origin, seed, round);
-    let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng).await;
+    let test = round::run(dbg.as_mut(), program, &script, cfg, builder, &mut rng, controls).await;
     let mut chain = chain_before.to_vec();
     if let Some(a) = &test.applied {
         chain.push(a.transformation);
@@ -200,6 +233,9 @@ fn unusable(verdict: &Verdict, script: &Script) -> Option<String> {
 }
 
 fn verdict(test: &round::Test, chain: &[Transformation]) -> Verdict {
+    if let Some(v) = &test.not_comparable {
+        return v.clone();
+    }
     let Some(f) = &test.follow_up else {
         let reasons: Vec<String> = test.skipped.iter().map(|(t, r)| format!("{t}: {r}")).collect();
         return Verdict::Inconclusive {

@@ -45,7 +45,7 @@ pub fn origin_of(test_key: &str) -> Option<String> {
 }
 
 /// A verdict for people, as a replay reports it.
-fn describe(v: &Verdict) -> String {
+pub(crate) fn describe(v: &Verdict) -> String {
     match v {
         Verdict::Divergence(f) => format!("warning after action {}: {}", f.action_parts().0, f.class),
         Verdict::Inconclusive { reason, .. } => format!("inconclusive: {reason}"),
@@ -237,8 +237,14 @@ impl Technique for Metamorphic {
             });
         }
         // The reduced case (`doppel reduce`): its initial actions as a
-        // script, then the round again.
+        // script on its initial program (reduced or not), then the round again.
         if let Some(case) = &c.reduced {
+            let program = match &case.source_text {
+                Some(text) => crate::reduce_program::program_of(r, text, &ctx.cache_dir)
+                    .await?
+                    .map_err(|e| anyhow::anyhow!("the reduced program: {e}"))?,
+                None => program.clone(),
+            };
             let nt = |l: Option<u32>| program.node_type(l);
             for _ in 0..times.max(1) {
                 let initial = doppel_differential::scripted::run(
@@ -265,9 +271,11 @@ impl Technique for Metamorphic {
                     ),
                     got: describe(&v),
                     notes: vec![format!(
-                        "reduced case: {} of {} initial actions",
+                        "reduced case: {} of {} initial actions, {} of {} lines",
                         case.actions.len(),
-                        case.original_actions
+                        case.original_actions,
+                        case.lines,
+                        case.original_lines
                     )],
                 });
             }

@@ -482,7 +482,7 @@ async fn a_warning_on_a_nondeterministic_input_is_inconclusive() {
     let dir = tempfile::tempdir().unwrap();
     let builder = Builder::new(dir.path().join("s"), dir.path().join("c"), Default::default());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let test = round::run(&mut noisy, &program, &script, &cfg, &builder, &mut rng).await;
+    let test = round::run(&mut noisy, &program, &script, &cfg, &builder, &mut rng, None).await;
     match test.follow_up.unwrap().outcome {
         FollowUpOutcome::Inconclusive { reason } => {
             assert!(reason.contains("not deterministic"), "{reason}")

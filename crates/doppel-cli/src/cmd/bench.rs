@@ -362,6 +362,8 @@ async fn meta(
     let mut dbg = doppel_debuggers::registry::create(&debugger, &spec.debugger_config)?;
     for rounds in [1usize, 5] {
         spec.meta.rounds = rounds;
+        // As the campaign does: one control run per program, not per seed.
+        let controls = doppel_debuggers::control::ControlCache::default();
         let mut per_sequence = Vec::new();
         let mut tests = 0usize;
         let start = Instant::now();
@@ -370,7 +372,7 @@ async fn meta(
                 let t = Instant::now();
                 let mut n = 0;
                 let program = Program::new(p.subject.clone(), p.source_text.clone());
-                doppel_metamorphic::sequence::run(&mut dbg, program, seed, &spec.meta, &builder, &mut |r| {
+                doppel_metamorphic::sequence::run(&mut dbg, program, seed, &spec.meta, &builder, &controls, &mut |r| {
                     if r.follow_up_trace.is_some() {
                         n += 1;
                     }

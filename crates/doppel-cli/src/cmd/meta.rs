@@ -57,6 +57,10 @@ pub fn spec(a: &MetaArgs, s: &Settings) -> anyhow::Result<MetaSpec> {
         rounds: a.rounds.unwrap_or(s.meta.rounds),
         transformations,
         initial,
+        // `--control-run[=false]` is the differential flag's; here it runs
+        // the initial program (twice) and each follow-up program with no
+        // breakpoint in the debugger under test (doppel_metamorphic::control).
+        control_run: a.run.control_run.unwrap_or(s.meta.control_run),
     };
     meta.validate().map_err(anyhow::Error::msg)?;
     Ok(MetaSpec {
@@ -133,11 +137,12 @@ pub async fn run(a: MetaArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
     };
     super::classes::print_summary(&store, &filter).await?;
     eprintln!(
-        "this invocation: {} sequences, {} metamorphic tests, {} warnings, {} inconclusive, {} skipped (resume){}",
+        "this invocation: {} sequences, {} metamorphic tests, {} warnings, {} inconclusive, {} not comparable (control run), {} skipped (resume){}",
         stats.items,
         stats.runs,
         stats.findings,
         stats.inconclusive,
+        stats.not_comparable,
         stats.skipped,
         super::not_stored(stats.store_errors)
     );

@@ -162,8 +162,20 @@ pub async fn probe(a: ReduceProbeArgs) -> anyhow::Result<ExitCode> {
     let case: doppel_differential::reduce_program::ProbeCase =
         serde_json::from_str(&std::fs::read_to_string(&a.case)?)?;
     let text = std::fs::read_to_string(&a.source)?;
-    match doppel_differential::reduce_program::probe(&case, &text, true).await? {
-        Ok(_) => Ok(ExitCode::SUCCESS),
+    // The case's technique decides what the finding is again: a divergence
+    // of the differential run, or the metamorphic round re-applied to the
+    // variant breaking the relation.
+    let verdict = if case.run.technique == doppel_metamorphic::campaign::TECHNIQUE {
+        doppel_metamorphic::reduce_program::probe(&case, &text, true)
+            .await?
+            .map(|_| ())
+    } else {
+        doppel_differential::reduce_program::probe(&case, &text, true)
+            .await?
+            .map(|_| ())
+    };
+    match verdict {
+        Ok(()) => Ok(ExitCode::SUCCESS),
         Err(why) => {
             eprintln!("doppel reduce-probe: not the same finding: {why}");
             Ok(ExitCode::from(1))

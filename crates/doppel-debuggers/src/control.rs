@@ -1,5 +1,6 @@
-//! The control run before a differential run (issue 17, "What must exist"
-//! item 2): the program is run once in every tool under test with no
+//! The control run before a differential or metamorphic run (issue 17,
+//! "What must exist" item 2): the program is run once in every tool under
+//! test (or, for metamorphic testing, every program in the one tool) with no
 //! breakpoint, through the [`Debugger`] trait (load, start, resume to the
 //! end). If it ends differently (exit status, signal, captured output of a
 //! native program), the
@@ -14,8 +15,8 @@
 //! one control result per (program, tools) in a [`ControlCache`], so the
 //! control runs once per program, not once per seed.
 
+use crate::Debugger;
 use doppel_core::{ControlRun, ExecAction, Language, Output, Subject, Verdict};
-use doppel_debuggers::Debugger;
 use futures::future::join_all;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,6 +38,17 @@ pub async fn run(debuggers: &mut [Box<dyn Debugger>], subject: &Subject) -> Vec<
         d.preload(subject);
     }
     ends
+}
+
+/// Runs the program once in the one debugger `d` with no breakpoint and
+/// returns how it ended; the debugger is reset afterwards and its
+/// transcript dropped (no preload: what runs next may be another program,
+/// a metamorphic test's follow-up).
+pub async fn run_in(d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
+    let end = one(d, subject).await;
+    d.reset().await;
+    d.take_transcript();
+    end
 }
 
 async fn one(d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
@@ -109,6 +121,32 @@ pub fn disagreement(controls: &[ControlRun], compare_output: bool) -> Option<Str
     None
 }
 
+/// Why control runs of programs in one and the same tool show them ending
+/// differently, or `None` when they agree or cannot be judged (the tool
+/// failed or a program did not end). Metamorphic testing (ISSTA'19
+/// section 3: the follow-up program must behave as the initial one) runs
+/// the initial and the follow-up program, or one program twice, in the
+/// debugger under test: exit statuses and signals are compared as in
+/// [`disagreement`], and so are the captured outputs, always, even for
+/// JavaScript and even when only one is empty: one tool renders both runs'
+/// output alike, so any difference is the programs'.
+pub fn same_tool_disagreement(controls: &[ControlRun]) -> Option<String> {
+    if let Some(reason) = disagreement(controls, false) {
+        return Some(reason);
+    }
+    if controls.len() < 2 || !controls.iter().all(|c| matches!(c.end, Output::Finished { .. })) {
+        return None;
+    }
+    let first = controls[0].program_output.trim();
+    controls.iter().any(|c| c.program_output.trim() != first).then(|| {
+        let names: Vec<&str> = controls.iter().map(|c| c.debugger.as_str()).collect();
+        format!(
+            "the program prints differently without breakpoints in {}",
+            names.join(" and ")
+        )
+    })
+}
+
 /// The verdict of a run of `subject` whose control runs disagree, `None`
 /// when the run can go ahead.
 pub fn verdict(controls: &[ControlRun], subject: &Subject) -> Option<Verdict> {
@@ -136,6 +174,24 @@ impl ControlCache {
             cells.entry(key.to_string()).or_default().clone()
         };
         cell.get_or_init(|| run(debuggers, subject)).await.clone()
+    }
+
+    /// The control run of `key` in the one debugger `d` ([`run_in`]),
+    /// running it if no job has yet.
+    pub async fn get_in(&self, key: &str, d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
+        let cell = {
+            let mut cells = self.cells.lock().unwrap_or_else(|e| e.into_inner());
+            cells.entry(key.to_string()).or_default().clone()
+        };
+        let runs = cell.get_or_init(|| async { vec![run_in(d, subject).await] }).await;
+        runs.first().cloned().unwrap_or_else(|| ControlRun {
+            debugger: d.info().name.clone(),
+            end: Output::Failed {
+                kind: doppel_core::FailureKind::Protocol,
+                detail: format!("no control run held for {key}"),
+            },
+            program_output: String::new(),
+        })
     }
 
     /// How many control results are held (one per program and tools).
@@ -183,6 +239,22 @@ mod tests {
         let logged = [ended("node", 0, "{ a: 1 }"), ended("chromium", 0, "Object")];
         assert_eq!(disagreement(&logged, false), None);
         assert!(disagreement(&logged, true).is_some());
+    }
+
+    #[test]
+    fn one_tool_compares_every_output_even_an_empty_one() {
+        let (a, b) = (ended("gdb: initial", 0, "7\n"), ended("gdb: follow-up", 0, "7"));
+        assert_eq!(same_tool_disagreement(&[a.clone(), b]), None);
+        let empty = ended("gdb: follow-up", 0, "");
+        let r = same_tool_disagreement(&[a.clone(), empty]).unwrap();
+        assert!(r.contains("gdb: initial and gdb: follow-up"), "{r}");
+        let r = same_tool_disagreement(&[a, ended("gdb: follow-up", 3, "7")]).unwrap();
+        assert!(r.contains("exit code 3"), "{r}");
+        let logged = [
+            ended("node: initial", 0, "{ a: 1 }"),
+            ended("node: follow-up", 0, "{ a: 2 }"),
+        ];
+        assert!(same_tool_disagreement(&logged).is_some());
     }
 
     #[test]
