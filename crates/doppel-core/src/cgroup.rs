@@ -43,6 +43,16 @@ use std::path::{Path, PathBuf};
 /// Most processes (and threads) a program under test may have at once.
 pub const PROGRAM_PIDS_MAX: u64 = 64;
 
+/// Most processes and threads a tool doppel starts (a debugger, a browser,
+/// a compiler) may have at once, with everything it starts. A program under
+/// test is moved into its own group ([`PROGRAM_PIDS_MAX`]) only once its
+/// debugger has reported its pid: a fork bomb's children forked before that
+/// stay in the tool's group, and without this limit they took every pid of
+/// the machine (32,768) within seconds of the fault suite's `fork_bomb.c`
+/// under gdb, killing every other process's forks. Browsers use a few
+/// hundred threads (Firefox's content processes included).
+pub const TOOL_PIDS_MAX: u64 = 2048;
+
 /// The leaf of the campaign group that doppel itself is in.
 const MAIN_LEAF: &str = "main";
 
@@ -263,11 +273,55 @@ pub fn new_tool_group() -> Option<PathBuf> {
     let dir = parent.join(format!("doppel-{pid}-tool-{n}"));
     std::fs::create_dir(&dir).ok()?;
     if dir.join("cgroup.kill").exists() {
+        // The pids limit where the v2 hierarchy has the controller (the
+        // parent must hold no process itself: true of a campaign group, else
+        // the write fails and the v1 group of [`new_tool_pids_group`] holds).
+        let ctrls = std::fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
+        if ctrls.split_whitespace().any(|c| c == "pids") {
+            let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+pids");
+            let _ = std::fs::write(dir.join("pids.max"), TOOL_PIDS_MAX.to_string());
+        }
         Some(dir)
     } else {
         let _ = std::fs::remove_dir(&dir);
         None
     }
+}
+
+/// A new group in the v1 `pids` hierarchy limited to [`TOOL_PIDS_MAX`],
+/// for one tool doppel starts on a hybrid or v1 host (where the v2 tool
+/// group of [`new_tool_group`] has no pids controller): below doppel's v1
+/// campaign directory `doppel-<pid>`, which the keeper removes when doppel
+/// exits. `None` where program groups are v2's (the v2 tool group is
+/// limited itself) or no v1 pids hierarchy is usable. The caller moves the
+/// tool in before exec and removes the group with [`remove_tool_pids_group`]
+/// when the tool ends.
+pub fn new_tool_pids_group() -> Option<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let parents = program_parents().as_ref().ok()?;
+    let (parent, _) = parents.iter().find(|(_, c)| c.contains(&"pids"))?;
+    if parent.join("cgroup.kill").exists() || parent.join("cgroup.type").exists() {
+        return None;
+    }
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = parent.join(format!("tool-{n}"));
+    std::fs::create_dir(&dir).ok()?;
+    if std::fs::write(dir.join("pids.max"), TOOL_PIDS_MAX.to_string()).is_err() {
+        let _ = std::fs::remove_dir(&dir);
+        return None;
+    }
+    Some(dir)
+}
+
+/// Kills what is left in the v1 tool group `dir` ([`new_tool_pids_group`])
+/// and removes it (within 100 ms, else from a background thread).
+pub fn remove_tool_pids_group(dir: &Path) {
+    kill_members_v1(dir);
+    if remove_tree(dir, std::time::Duration::from_millis(100)) {
+        return;
+    }
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || remove_tree(&dir, std::time::Duration::from_secs(10)));
 }
 
 /// Kills every process in the cgroup v2 group `dir` (`cgroup.kill`) and

@@ -172,6 +172,8 @@ pub struct ProcessGuard {
     pub network_isolated: bool,
     /// The child's own cgroup (`crate::cgroup::new_tool_group`), if any.
     group: Option<std::path::PathBuf>,
+    /// Its v1 pids group (`crate::cgroup::new_tool_pids_group`), if any.
+    limit: Option<std::path::PathBuf>,
 }
 
 /// Spawns `cmd` in its own process group (and network namespace, if asked and
@@ -190,9 +192,13 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
     // A cgroup of its own, entered before exec: killing the tool kills
     // everything it ever started, `setsid` orphans included.
     let group = crate::cgroup::new_tool_group();
-    let procs = group
-        .as_ref()
-        .and_then(|g| std::ffi::CString::new(g.join("cgroup.procs").into_os_string().into_encoded_bytes()).ok());
+    // And a process count limit for it and all it starts
+    // (`crate::cgroup::TOOL_PIDS_MAX`): in the v2 group itself where that
+    // has the pids controller, else in a v1 pids group entered the same way.
+    let limit = crate::cgroup::new_tool_pids_group();
+    let procs_file =
+        |g: &std::path::Path| std::ffi::CString::new(g.join("cgroup.procs").into_os_string().into_encoded_bytes()).ok();
+    let procs: Vec<std::ffi::CString> = group.iter().chain(limit.iter()).filter_map(|g| procs_file(g)).collect();
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -201,7 +207,7 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
             if libc::getppid() != parent {
                 libc::_exit(1);
             }
-            if let Some(p) = &procs {
+            for p in &procs {
                 // "0" moves the writing process (open/write/close are
                 // async-signal-safe); a failure leaves the tool where it is.
                 let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
@@ -232,6 +238,9 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
             if let Some(g) = &group {
                 crate::cgroup::kill_group(g);
             }
+            if let Some(l) = &limit {
+                crate::cgroup::remove_tool_pids_group(l);
+            }
             return Err(e);
         }
     };
@@ -244,6 +253,7 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
         pid,
         network_isolated: isolate,
         group,
+        limit,
     })
 }
 
@@ -422,6 +432,9 @@ impl ProcessGuard {
         kill_tree(self.pid);
         if let Some(g) = self.group.take() {
             crate::cgroup::kill_group(&g);
+        }
+        if let Some(l) = self.limit.take() {
+            crate::cgroup::remove_tool_pids_group(&l);
         }
         if let Ok(mut live) = LIVE.lock() {
             live.remove(&self.pid);
@@ -669,6 +682,61 @@ async fn run_inner(mut cmd: Command, timeout: Duration, sandbox: Sandbox, cap: u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pids.current` of the group that limits the tool of `g`.
+    fn tool_pids(g: &ProcessGuard) -> u64 {
+        let dir = g.limit.as_ref().or(g.group.as_ref()).expect("a tool group");
+        std::fs::read_to_string(dir.join("pids.current"))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn what_a_tool_forks_stays_under_the_tool_pids_limit_and_dies_with_it() {
+        // Test hosts run as root with a pids controller; a host without one
+        // fails here with the reason. A tool's children forked before a
+        // program group exists (a fork bomb's first generations under gdb)
+        // are bounded by the tool's own group.
+        assert_eq!(crate::cgroup::program_groups_unavailable(), None);
+        let mut cmd = Command::new("perl");
+        cmd.args([
+            "-e",
+            "while (1) { my $p = fork(); if (defined $p && $p == 0) { sleep 60; exit 0 } }",
+        ]);
+        let mut guard = spawn(cmd, Sandbox { isolate_network: false }).unwrap();
+        let limit = crate::cgroup::TOOL_PIDS_MAX;
+        let start = std::time::Instant::now();
+        let mut n = 0;
+        while start.elapsed() < Duration::from_secs(20) {
+            n = tool_pids(&guard);
+            if n >= limit {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(n, limit, "the tool's group holds {n} tasks");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(tool_pids(&guard) <= limit);
+        let tree = descendants(guard.pid());
+        assert!(tree.len() as u64 >= limit / 2, "{} descendants", tree.len());
+        let dirs: Vec<std::path::PathBuf> = guard.group.iter().chain(guard.limit.iter()).cloned().collect();
+        guard.kill_tree();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let left: Vec<u32> = tree
+            .into_iter()
+            .filter(|p| std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| !s.contains(") Z ")))
+            .collect();
+        assert!(left.is_empty(), "{} of the tool's processes survived", left.len());
+        let wait = std::time::Instant::now();
+        while dirs.iter().any(|d| d.exists()) && wait.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        for d in dirs {
+            assert!(!d.exists(), "{} left", d.display());
+        }
+    }
 
     #[tokio::test]
     async fn timeout_kills_the_whole_tree_including_other_groups() {

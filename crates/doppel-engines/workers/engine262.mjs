@@ -164,6 +164,12 @@ serve(`engine262 ${version}`, async (req) => {
   setSurroundingAgent(agent);
   const realm = new ManagedRealm({});
   createTest262Intrinsics(realm, true, (...args) => p.print(...args));
+  // engine262 also defines `$` as an alias of `$262`: no other host has
+  // it, so a program naming an undeclared `$` completed here and threw a
+  // ReferenceError everywhere else (false specification candidates). The
+  // realm keeps test262's `print` and `$262` only.
+  realm.evaluateScriptSkipDebugger('delete globalThis.$;');
+  nodes = 0;
   let inspector = null;
   let inspection = {};
   if (req.inspect) {

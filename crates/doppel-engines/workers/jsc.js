@@ -5,6 +5,9 @@
 doppel.serve("unknown", function (src, print) {
   var realm = $262.createRealm();
   realm.global.print = print;
+  // JSC's realms alias `$262` as `$` (as engine262 does): removed so that an
+  // undeclared `$` is a ReferenceError as in every other host.
+  delete realm.global.$;
   try {
     realm.evalScript(src);
   } finally {

@@ -84,6 +84,10 @@ impl Variable {
     }
 }
 
+/// Per named child of a compound statement, in order: its end byte and
+/// the variables it declares.
+type BlockDeclarations = Vec<(usize, Vec<Variable>)>;
+
 /// What scope questions about one program need from the whole tree,
 /// computed once ([`ScopeIndexing::PerProgram`]): identifier uses outside
 /// `sizeof` per name, macro names, the first file-scope `typedef` of each
@@ -110,7 +114,7 @@ pub struct ScopeIndex<'t> {
     /// byte and what it declares (as `declared_by` appends it), so a
     /// question about a statement in a long block does not read every
     /// earlier sibling again (Csmith functions have hundreds).
-    blocks: RefCell<HashMap<usize, Vec<(usize, Vec<Variable>)>>>,
+    blocks: RefCell<HashMap<usize, BlockDeclarations>>,
     /// Every node's parent (`Node::parent` is linear in the earlier siblings).
     parents: Option<super::Parents<'t>>,
 }
