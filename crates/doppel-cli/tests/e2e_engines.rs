@@ -1,6 +1,7 @@
 //! `doppel engines` on this machine: every registered engine is listed, the
 //! installed ones with version and feature level; a wrong engines directory
-//! makes the npm/PyPI ones MISSING with the set-up hint, not an error.
+//! makes the npm/PyPI ones (and the transpilers) MISSING with the set-up
+//! hint, not an error.
 
 use assert_cmd::Command;
 
@@ -34,5 +35,14 @@ fn a_missing_engines_directory_is_reported_not_fatal() {
         .find(|l| l.contains(" engine262 "))
         .expect("an engine262 row");
     assert!(e262.contains("MISSING") && e262.contains("setup-engines.sh"), "{e262}");
+    // Transpilers are their own kind, missing with their own set-up step.
+    let ts = text
+        .lines()
+        .find(|l| l.contains(" typescript "))
+        .expect("a typescript row");
+    assert!(
+        ts.contains("transpiler") && ts.contains("MISSING") && ts.contains("setup-transpilers.sh"),
+        "{ts}"
+    );
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
 }

@@ -62,6 +62,7 @@ impl Target {
                 .vote
                 .families
                 .iter()
+                .chain(&o.vote.transpilers)
                 .find(|v| v.family == f)
                 .and_then(|v| match v.verdict {
                     FamilyVerdict::Pass => Some(false),
@@ -125,6 +126,19 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
             let fams: Vec<String> = families.iter().map(|f| f.to_string()).collect();
             vec![("spec_bug".into(), Target::Spec, fams.join("+"), failure)]
         }
+        Candidate::TranspilerBug { .. } => o
+            .vote
+            .failing_transpilers()
+            .filter_map(|f| match &f.verdict {
+                FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some((
+                    "transpiler_bug".to_string(),
+                    Target::Family(f.family),
+                    f.family.to_string(),
+                    x.key(),
+                )),
+                _ => None,
+            })
+            .collect(),
         Candidate::Engine262Bug => vec![(
             "engine262_bug".into(),
             Target::Spec,

@@ -79,7 +79,7 @@ fn test_view(t: &TestRecord) -> RunView {
         ));
     }
     let mut votes = Vec::new();
-    for f in &t.run.vote.families {
+    for f in t.run.vote.families.iter().chain(&t.run.vote.transpilers) {
         let v = serde_json::to_value(&f.verdict).unwrap_or_default();
         votes.push(row(
             vec![
@@ -290,7 +290,8 @@ impl Technique for Conform {
 
     fn class_legend(&self) -> &'static str {
         "conform:candidate (engine_bug: few families fail; spec_bug: most fail; engine262_bug: engine262 \
-         fails a test262 test most pass) | failing families | failure (assert.<kind>, exception kind, crash, \
+         fails a test262 test most pass; transpiler_bug: a transpiler's output fails where the engines and \
+         untranspiled V8 agree) | failing families | failure (assert.<kind>, exception kind, crash, \
          timeout) | the test's first test262 feature"
     }
 

@@ -223,6 +223,17 @@ pub fn class_key_of(
                 .unwrap_or_else(|| "?".into());
             (names.join("+"), failure)
         }
+        Candidate::TranspilerBug { families } => {
+            let names: Vec<String> = families.iter().map(|f| f.to_string()).collect();
+            let failure = vote
+                .failing_transpilers()
+                .find_map(|f| match &f.verdict {
+                    FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some(x.key()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "?".into());
+            (names.join("+"), failure)
+        }
         Candidate::Engine262Bug => (
             "engine262".to_string(),
             spec_failure.map(|f| f.key()).unwrap_or_else(|| "?".into()),

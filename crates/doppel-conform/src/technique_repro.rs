@@ -5,20 +5,32 @@
 //!   beside it and `outcomes/reduced.txt` its per-engine outcome);
 //! - `prepared.js`: the script the engines run (harness files, then the test);
 //! - `outcomes/<engine>.txt`: each engine's outcome, verdict and output;
+//! - `transpiled-<transpiler>.js`: for each transpiler in the panel, its
+//!   output for `prepared.js` (or `.error.txt`: why it refused), what V8 ran;
 //! - `run.sh`: a plain shell command per engine running `prepared.js`
 //!   (one-shot shells; engines reachable only through a library get a
 //!   one-line interpreter call), plus the `doppel conform run` line that
-//!   runs the whole panel again.
+//!   runs the whole panel again. A transpiler's command transpiles
+//!   `prepared.js` again (`node .../workers/transpile.js <name> <modules>
+//!   --emit`) and runs the result in node as the `v8-node` line does.
 
 use crate::technique_record::TestRecord;
 use doppel_core::technique::Reproducer;
-use doppel_engines::EnginesConfig;
+use doppel_engines::{EnginesConfig, transpile};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Seconds each engine's command in `run.sh` may take before timeout(1)
 /// kills it (exit 124): a reproducer never hangs.
 const REPRO_TIMEOUT_S: u32 = 60;
+
+/// How long transpiling `prepared.js` once for the reproducer may take.
+const TRANSPILE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The `v8-node` command without its file argument: runs a script in node's
+/// V8 with `print` bound to `console.log`.
+const NODE_RUN: &str = "node -e 'globalThis.print = console.log; \
+     require(\"vm\").runInThisContext(require(\"fs\").readFileSync(process.argv[1], \"utf8\"))'";
 
 /// The shell command running `prepared.js` on `engine` (`$E`: the engines
 /// directory), or `None` when the engine has no command outside doppel's worker.
@@ -32,10 +44,11 @@ fn command(engine: &str) -> Option<&'static str> {
              m.eval(\"globalThis.print = function () {}\"); print(m.eval(open(sys.argv[1]).read())); \
              sys.stdout.flush(); os._exit(0)' prepared.js"
         }
-        "v8-node" => {
+        "v8-node" => concat!(
             "node -e 'globalThis.print = console.log; \
-             require(\"vm\").runInThisContext(require(\"fs\").readFileSync(process.argv[1], \"utf8\"))' prepared.js"
-        }
+             require(\"vm\").runInThisContext(require(\"fs\").readFileSync(process.argv[1], \"utf8\"))'",
+            " prepared.js"
+        ),
         "jsc" => "jsc prepared.js",
         "sm102" => "js102 prepared.js",
         "sm-pythonmonkey" => "\"$E/venv/bin/pmjs\" prepared.js",
@@ -87,6 +100,14 @@ pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
             put("prepared.js", prepared)?;
         }
     }
+    let engines_cfg = EnginesConfig::default();
+    for r in t.run.results.iter().filter(|r| r.family.is_transpiler()) {
+        let input = out.join("prepared.js");
+        match transpile::transpile_file(&engines_cfg, &r.engine, &input, TRANSPILE_TIMEOUT) {
+            Ok(text) => put(&format!("transpiled-{}.js", r.engine), &text)?,
+            Err(why) => put(&format!("transpiled-{}.error.txt", r.engine), &why)?,
+        }
+    }
     for r in std::iter::once(&t.run.spec).chain(&t.run.results) {
         let text = format!(
             "engine: {} ({} {})\noutcome: {}\nverdict: {}\n{}\n--- output ---\n{}",
@@ -128,6 +149,18 @@ pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
             r.engine,
             r.outcome.label().replace('\'', "")
         );
+        if r.family.is_transpiler() {
+            let words = transpile::emit_command(&engines_cfg, &r.engine, "prepared.js");
+            let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            let _ = writeln!(
+                sh,
+                "timeout -k 5 {REPRO_TIMEOUT_S} {} > transpiled-{}.js && timeout -k 5 {REPRO_TIMEOUT_S} {NODE_RUN} transpiled-{}.js; echo \"exit $?\"",
+                quoted.join(" "),
+                r.engine,
+                r.engine
+            );
+            continue;
+        }
         match command(&r.engine) {
             Some(c) => {
                 let _ = writeln!(sh, "timeout -k 5 {REPRO_TIMEOUT_S} {c}; echo \"exit $?\"");

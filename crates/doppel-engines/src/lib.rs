@@ -12,6 +12,8 @@
 //! - `hosted.rs`: the [`Engine`] implementation every registry engine shares;
 //! - `config.rs`: where the installed engines are (`DOPPEL_ENGINES_DIR`);
 //! - `engine/*.rs`: one host per engine build; `engine/engine262.rs` adds coverage;
+//!   `engine/{babel,swc,esbuild,typescript}.rs`: transpilers as tools under test;
+//! - `transpile.rs`: what the transpiler hosts share (worker command, one-off transpile for reproducers);
 //! - `coverage.rs`: engine262 semantics coverage: catalogue and per-program sets;
 //! - `workers/` (beside `src/`): the worker scripts the engines run.
 //!
@@ -30,6 +32,7 @@ pub mod hosted;
 pub mod oneshot;
 pub mod outcome;
 pub mod registry;
+pub mod transpile;
 pub mod wire;
 pub mod worker;
 
@@ -64,6 +67,25 @@ pub enum Family {
     Rhino,
     /// engine262, the executable specification ("+1"); never votes as an engine.
     Engine262,
+    /// Babel with `@babel/preset-env` (a transpiler: V8 runs its output; issue 15 part 7c).
+    Babel,
+    /// SWC (a transpiler, target ES5).
+    Swc,
+    /// esbuild (a transpiler, target ES2015: it refuses to lower classes,
+    /// arrows, destructuring and more to ES5).
+    Esbuild,
+    /// TypeScript's `transpileModule` (a transpiler, target ES5).
+    TypeScript,
+}
+
+impl Family {
+    /// Whether this family is a transpiler (its builds transpile a script to
+    /// an older target and run the result in node's V8, JEST-FS, PLDI 2023):
+    /// transpilers never vote with the engines; each is judged against
+    /// engine262 and against the untranspiled `v8-node` host.
+    pub fn is_transpiler(self) -> bool {
+        matches!(self, Family::Babel | Family::Swc | Family::Esbuild | Family::TypeScript)
+    }
 }
 
 impl std::fmt::Display for Family {

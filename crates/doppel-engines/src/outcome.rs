@@ -39,6 +39,13 @@ pub enum Outcome {
     /// The host running the engine ran out of native stack (engine262's node
     /// process on deep recursion): a resource limit, not a verdict.
     HostStackOverflow,
+    /// A transpiler (a tool under test of [`crate::Family::is_transpiler`])
+    /// refused the script: it threw or reported a syntax error, so V8 never
+    /// ran it. A finding only when engine262 accepts the program.
+    TranspileError {
+        /// The transpiler's message (at most 4,000 characters).
+        message: String,
+    },
     /// The host failed: the worker printed garbage or flooded its output, did
     /// not start, or exited without a signal. Never a verdict on the engine's semantics.
     HostError {
@@ -59,6 +66,9 @@ impl Outcome {
             Outcome::Crash { signal } => format!("crash {signal}"),
             Outcome::Unsupported { features } => format!("unsupported {}", features.join(",")),
             Outcome::HostStackOverflow => "host stack overflow".into(),
+            Outcome::TranspileError { message } => {
+                format!("transpile error: {}", message.lines().next().unwrap_or_default())
+            }
             Outcome::HostError { reason } => format!("host error: {reason}"),
         }
     }

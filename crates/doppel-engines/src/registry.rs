@@ -71,6 +71,10 @@ pub fn all() -> Vec<EngineEntry> {
         crate::engine::njs::entry(),
         crate::engine::mujs::entry(),
         crate::engine::rhino::entry(),
+        crate::engine::babel::entry(),
+        crate::engine::swc::entry(),
+        crate::engine::esbuild::entry(),
+        crate::engine::typescript::entry(),
     ]
 }
 

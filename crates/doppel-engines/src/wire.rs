@@ -107,6 +107,9 @@ impl Response {
                 signal: self.signal.unwrap_or(0),
             },
             "stack-overflow" => Outcome::HostStackOverflow,
+            "transpile-error" => Outcome::TranspileError {
+                message: self.message.clone().unwrap_or_default(),
+            },
             "host-error" => Outcome::HostError {
                 reason: self
                     .reason

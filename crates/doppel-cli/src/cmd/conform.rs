@@ -44,6 +44,10 @@ pub enum ConformSub {
 #[derive(clap::Args, Debug, Clone)]
 pub struct PanelArgs {
     /// Engines to test (comma-separated registry names, see `doppel engines`); default: every installed one.
+    /// The transpilers (babel, swc, esbuild, typescript: their output runs in node's V8) are engines
+    /// here and on by default when installed (scripts/deps/setup-transpilers.sh); a missing one is
+    /// left out with its reason. They vote apart from the engines: a transpiler failing where every
+    /// engine family and the untranspiled v8-node agree with engine262 is a transpiler-bug candidate.
     #[arg(long, value_delimiter = ',')]
     pub engines: Vec<String>,
     /// Parallel jobs (each with its own panel of engine workers).
@@ -376,14 +380,21 @@ impl Session {
             tally: tally.clone(),
         };
         let id = campaign.identity()?;
-        let mut families: Vec<_> = id.members.iter().map(|m| m.info.family).collect();
+        let (transpilers, engines): (Vec<_>, Vec<_>) = id.members.iter().partition(|m| m.info.family.is_transpiler());
+        let mut families: Vec<_> = engines.iter().map(|m| m.info.family).collect();
         families.sort();
         families.dedup();
         eprintln!(
-            "conform: {} engines in {} families plus engine262 {}",
-            id.members.len(),
+            "conform: {} engines in {} families plus engine262 {}{}",
+            engines.len(),
             families.len(),
-            id.spec.version
+            id.spec.version,
+            if transpilers.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = transpilers.iter().map(|m| m.info.name.as_str()).collect();
+                format!("; transpilers {} (their output runs on v8-node's V8)", names.join(", "))
+            }
         );
         for m in &id.missing {
             eprintln!("left out: {} ({})", m.engine, m.reason);

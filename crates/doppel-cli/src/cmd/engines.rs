@@ -18,7 +18,16 @@ pub async fn run(a: EnginesArgs) -> anyhow::Result<ExitCode> {
     let cfg = EnginesConfig::default();
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(["engine", "family", "status", "version", "mode", "features"]);
+    t.set_header(["engine", "kind", "family", "status", "version", "mode", "features"]);
+    let kind = |f: doppel_engines::Family| {
+        if f.is_transpiler() {
+            "transpiler"
+        } else if f == doppel_engines::Family::Engine262 {
+            "specification"
+        } else {
+            "engine"
+        }
+    };
     let (mut installed, mut missing) = (0, 0);
     for e in registry::all() {
         match (e.probe)(&cfg) {
@@ -52,6 +61,7 @@ pub async fn run(a: EnginesArgs) -> anyhow::Result<ExitCode> {
                 };
                 t.add_row([
                     e.name.to_string(),
+                    kind(e.family).to_string(),
                     e.family.to_string(),
                     "installed".into(),
                     version,
@@ -63,6 +73,7 @@ pub async fn run(a: EnginesArgs) -> anyhow::Result<ExitCode> {
                 missing += 1;
                 t.add_row([
                     e.name.to_string(),
+                    kind(e.family).to_string(),
                     e.family.to_string(),
                     "MISSING".into(),
                     String::new(),

@@ -208,6 +208,7 @@ pub fn verdict(meta: &FrontMatter, run: &RunResult) -> TestVerdict {
         (Outcome::HostStackOverflow, _) => TestVerdict::NotRun {
             reason: "the host ran out of stack".into(),
         },
+        (Outcome::TranspileError { message }, _) => fail(None, format!("transpile error: {message}")),
         (Outcome::Timeout, _) => fail(None, "timeout".into()),
         (Outcome::Crash { signal }, _) => fail(None, format!("crash (signal {signal})")),
         (Outcome::Normal, None) => TestVerdict::Pass,

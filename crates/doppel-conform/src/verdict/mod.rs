@@ -87,6 +87,8 @@ pub enum FailKind {
     /// An assertion doppel injected (JEST §III-D: the final state engine262
     /// computed) failed: the engine computed another value at that point.
     Injected,
+    /// A transpiler refused a program engine262 accepts (issue 15 part 7c).
+    TranspileError,
 }
 
 impl FailKind {
@@ -100,6 +102,7 @@ impl FailKind {
             FailKind::Timeout => "timeout",
             FailKind::Crash => "crash",
             FailKind::Injected => "injected",
+            FailKind::TranspileError => "transpile_error",
         }
     }
 }
@@ -129,7 +132,7 @@ impl Failure {
         match self.kind {
             FailKind::Assertion => format!("assert.{}", self.what),
             FailKind::Injected => format!("injected.{}", self.what),
-            FailKind::Timeout | FailKind::MissingException => self.kind.name().to_string(),
+            FailKind::Timeout | FailKind::MissingException | FailKind::TranspileError => self.kind.name().to_string(),
             _ => format!("{}:{}", self.kind.name(), self.what),
         }
     }
@@ -212,6 +215,11 @@ pub const ASYNC_FAILURE: &str = "Test262:AsyncTestFailure:";
 
 /// Judges one engine's `outcome` (and printed `output`) against `expected`.
 ///
+/// A transpiler's refusal ([`Outcome::TranspileError`]) fails a program
+/// engine262 accepts (expected to complete, or to throw anything but a
+/// `SyntaxError`); for a program engine262 rejects as a `SyntaxError` it is
+/// [`EngineVerdict::Unsupported`]: refusing invalid syntax is no bug.
+///
 /// Hosts that read the thrown constructor only from the engine's message
 /// (`traits.exact_constructor == false`) may report the base `Error` for a
 /// subclass or nothing for a primitive: such an answer is not a mismatch.
@@ -229,6 +237,19 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
             features: features.clone(),
         },
         (Outcome::HostError { reason }, _) => EngineVerdict::NoVerdict { reason: reason.clone() },
+        (Outcome::TranspileError { message }, Expected::Exception { constructor }) if constructor == "SyntaxError" => {
+            EngineVerdict::Unsupported {
+                features: vec![format!(
+                    "transpile error on a program engine262 rejects: {}",
+                    message.lines().next().unwrap_or_default()
+                )],
+            }
+        }
+        (Outcome::TranspileError { message }, _) => fail(
+            FailKind::TranspileError,
+            "refused",
+            format!("the transpiler refused a program engine262 accepts: {message}"),
+        ),
         (Outcome::HostStackOverflow, _) => EngineVerdict::NoVerdict {
             reason: "the host ran out of native stack".into(),
         },
@@ -390,6 +411,13 @@ pub enum Candidate {
     /// engine262 itself failed a test whose expectation is given (a
     /// test262 test), while most families passed: an engine262 bug.
     Engine262Bug,
+    /// Every engine family taking part agrees and the untranspiled V8 host
+    /// ([`V8_BASELINE`]) passes, but these transpilers' output (run on the
+    /// same V8) fails: transpiler-bug candidates (issue 15 part 7c, JEST-FS).
+    TranspilerBug {
+        /// The failing (or split) transpiler families.
+        families: Vec<Family>,
+    },
     /// No family took part (every engine lacked a feature or failed to
     /// run), or engine262 gave no expectation.
     NoQuorum {
@@ -399,13 +427,14 @@ pub enum Candidate {
 }
 
 impl Candidate {
-    /// Stable name: `agree`, `engine_bug`, `spec_bug`, `engine262_bug`, `no_quorum`.
+    /// Stable name: `agree`, `engine_bug`, `spec_bug`, `engine262_bug`, `transpiler_bug`, `no_quorum`.
     pub fn name(&self) -> &'static str {
         match self {
             Candidate::Agree => "agree",
             Candidate::EngineBug { .. } => "engine_bug",
             Candidate::SpecBug { .. } => "spec_bug",
             Candidate::Engine262Bug => "engine262_bug",
+            Candidate::TranspilerBug { .. } => "transpiler_bug",
             Candidate::NoQuorum { .. } => "no_quorum",
         }
     }
@@ -414,7 +443,10 @@ impl Candidate {
     pub fn is_finding(&self) -> bool {
         matches!(
             self,
-            Candidate::EngineBug { .. } | Candidate::SpecBug { .. } | Candidate::Engine262Bug
+            Candidate::EngineBug { .. }
+                | Candidate::SpecBug { .. }
+                | Candidate::Engine262Bug
+                | Candidate::TranspilerBug { .. }
         )
     }
 }
@@ -424,16 +456,27 @@ impl Candidate {
 pub struct Vote {
     /// One entry per family with an engine in the panel, in [`Family`] order.
     pub families: Vec<FamilyVote>,
-    /// How many families took part (did not abstain).
+    /// How many engine families took part (did not abstain); transpilers not counted.
     pub taking_part: usize,
+    /// The transpilers' votes ([`Family::is_transpiler`]), one per family,
+    /// kept apart from [`Vote::families`] so that they never dilute the engine vote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transpilers: Vec<FamilyVote>,
     /// The conclusion.
     pub candidate: Candidate,
 }
 
 impl Vote {
-    /// The families that voted fail or split.
+    /// The engine families that voted fail or split.
     pub fn failing(&self) -> impl Iterator<Item = &FamilyVote> {
         self.families
+            .iter()
+            .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_) | FamilyVerdict::Split { .. }))
+    }
+
+    /// The transpiler families that voted fail or split.
+    pub fn failing_transpilers(&self) -> impl Iterator<Item = &FamilyVote> {
+        self.transpilers
             .iter()
             .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_) | FamilyVerdict::Split { .. }))
     }
@@ -459,16 +502,80 @@ impl Vote {
                 "engine262 bug candidate: engine262 failed, most of {} families passed",
                 self.taking_part
             ),
+            Candidate::TranspilerBug { families } => format!(
+                "transpiler bug candidate: {} (the engines and untranspiled V8 agree with engine262)",
+                names(families)
+            ),
             Candidate::NoQuorum { reason } => format!("no vote: {reason}"),
         }
     }
 }
 
+/// The untranspiled V8 host the transpilers' output is compared with: the
+/// same node and V8 the transpiler workers run their output in.
+pub const V8_BASELINE: &str = "v8-node";
+
 /// Votes per family (builds of one family vote as one, notes §5.10) over
-/// `results` (the N engines, never engine262), given engine262's own
-/// verdict `spec` (`None` when the expectation came from engine262, which
-/// then passes by definition).
+/// `results` (the N engines and any transpilers, never engine262), given
+/// engine262's own verdict `spec` (`None` when the expectation came from
+/// engine262, which then passes by definition). Transpilers vote apart
+/// ([`Vote::transpilers`]); when the engines agree and [`V8_BASELINE`]
+/// passes, a failing transpiler makes the test a [`Candidate::TranspilerBug`].
 pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
+    let (transpiled, engines): (Vec<EngineResult>, Vec<EngineResult>) =
+        results.iter().cloned().partition(|r| r.family.is_transpiler());
+    let families = family_votes(&engines);
+    let transpilers = family_votes(&transpiled);
+    let taking_part = families.iter().filter(|f| f.verdict != FamilyVerdict::Abstain).count();
+    let failed: Vec<Family> = families
+        .iter()
+        .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_)))
+        .map(|f| f.family)
+        .collect();
+    let split: Vec<Family> = families
+        .iter()
+        .filter(|f| matches!(f.verdict, FamilyVerdict::Split { .. }))
+        .map(|f| f.family)
+        .collect();
+    let spec_failed = spec.is_some_and(|v| v.failure().is_some());
+    let candidate = if taking_part == 0 {
+        Candidate::NoQuorum {
+            reason: "no engine family gave a verdict (unsupported features or host failures)".into(),
+        }
+    } else if failed.len() * 2 > taking_part {
+        Candidate::SpecBug { families: failed }
+    } else if spec_failed {
+        Candidate::Engine262Bug
+    } else if failed.is_empty() && split.is_empty() {
+        let v8_agrees = engines
+            .iter()
+            .any(|r| r.engine == V8_BASELINE && r.verdict == EngineVerdict::Pass);
+        let bad: Vec<Family> = transpilers
+            .iter()
+            .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_) | FamilyVerdict::Split { .. }))
+            .map(|f| f.family)
+            .collect();
+        if v8_agrees && !bad.is_empty() {
+            Candidate::TranspilerBug { families: bad }
+        } else {
+            Candidate::Agree
+        }
+    } else {
+        let mut fs = failed;
+        fs.extend(split);
+        fs.sort();
+        Candidate::EngineBug { families: fs }
+    };
+    Vote {
+        families,
+        taking_part,
+        transpilers,
+        candidate,
+    }
+}
+
+/// One vote per family among `results`, in [`Family`] order.
+fn family_votes(results: &[EngineResult]) -> Vec<FamilyVote> {
     let mut families: Vec<FamilyVote> = Vec::new();
     let mut order: Vec<Family> = results.iter().map(|r| r.family).collect();
     order.sort();
@@ -510,39 +617,7 @@ pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
             verdict,
         });
     }
-    let taking_part = families.iter().filter(|f| f.verdict != FamilyVerdict::Abstain).count();
-    let failed: Vec<Family> = families
-        .iter()
-        .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_)))
-        .map(|f| f.family)
-        .collect();
-    let split: Vec<Family> = families
-        .iter()
-        .filter(|f| matches!(f.verdict, FamilyVerdict::Split { .. }))
-        .map(|f| f.family)
-        .collect();
-    let spec_failed = spec.is_some_and(|v| v.failure().is_some());
-    let candidate = if taking_part == 0 {
-        Candidate::NoQuorum {
-            reason: "no engine family gave a verdict (unsupported features or host failures)".into(),
-        }
-    } else if failed.len() * 2 > taking_part {
-        Candidate::SpecBug { families: failed }
-    } else if spec_failed {
-        Candidate::Engine262Bug
-    } else if failed.is_empty() && split.is_empty() {
-        Candidate::Agree
-    } else {
-        let mut fs = failed;
-        fs.extend(split);
-        fs.sort();
-        Candidate::EngineBug { families: fs }
-    };
-    Vote {
-        families,
-        taking_part,
-        candidate,
-    }
+    families
 }
 
 #[cfg(test)]

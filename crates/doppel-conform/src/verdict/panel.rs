@@ -8,6 +8,10 @@
 //! its own long-lived worker; the panel runs a test on all of them
 //! concurrently (they are separate processes), so a test's wall time is the
 //! slowest engine's.
+//!
+//! Transpilers (`Family::is_transpiler`: Babel, SWC, esbuild, TypeScript,
+//! each running its output on node's V8) are panel members like engines, on
+//! by default when installed; they vote apart ([`super::Vote::transpilers`]).
 
 use super::{EngineResult, EngineVerdict, Expected, Vote, judge, vote};
 use doppel_engines::coverage::{Catalogue, ProgramCoverage};
@@ -221,9 +225,15 @@ impl Panel {
         &self.missing
     }
 
-    /// How many families the panel's engines belong to.
+    /// How many engine families the panel's engines belong to (transpilers,
+    /// which vote apart, not counted).
     pub fn families(&self) -> usize {
-        let mut f: Vec<Family> = self.slots.iter().map(|s| s.member.info.family).collect();
+        let mut f: Vec<Family> = self
+            .slots
+            .iter()
+            .map(|s| s.member.info.family)
+            .filter(|f| !f.is_transpiler())
+            .collect();
         f.sort();
         f.dedup();
         f.len()

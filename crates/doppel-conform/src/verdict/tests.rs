@@ -219,3 +219,72 @@ fn a_split_family_is_reported_and_most_failing_is_a_spec_candidate() {
     assert_eq!(vote(&rs, None).candidate.name(), "no_quorum");
     assert_eq!(vote(&[], None).candidate.name(), "no_quorum");
 }
+
+#[test]
+fn transpilers_vote_apart_and_need_the_untranspiled_v8_to_agree() {
+    let engines = || {
+        vec![
+            result("v8-node", Family::V8, EngineVerdict::Pass),
+            result("jsc", Family::JavaScriptCore, EngineVerdict::Pass),
+        ]
+    };
+    let mut rs = engines();
+    rs.push(result("typescript", Family::TypeScript, failure()));
+    rs.push(result("babel", Family::Babel, EngineVerdict::Pass));
+    let v = vote(&rs, None);
+    assert_eq!(
+        v.candidate,
+        Candidate::TranspilerBug {
+            families: vec![Family::TypeScript]
+        }
+    );
+    assert_eq!((v.taking_part, v.families.len(), v.transpilers.len()), (2, 2, 2));
+    assert!(v.candidate.is_finding());
+    // V8 itself fails: not the transpiler's bug (and an engine-bug candidate).
+    let mut rs = engines();
+    rs[0].verdict = failure();
+    rs.push(result("typescript", Family::TypeScript, failure()));
+    let v = vote(&rs, None);
+    assert_eq!(
+        v.candidate,
+        Candidate::EngineBug {
+            families: vec![Family::V8]
+        }
+    );
+    // Without v8-node in the panel there is no transpiler candidate.
+    let mut rs = vec![result("jsc", Family::JavaScriptCore, EngineVerdict::Pass)];
+    rs.push(result("typescript", Family::TypeScript, failure()));
+    assert_eq!(vote(&rs, None).candidate, Candidate::Agree);
+    // Four failing transpilers never outvote two passing engines.
+    let mut rs = engines();
+    for (n, f) in [
+        ("babel", Family::Babel),
+        ("swc", Family::Swc),
+        ("esbuild", Family::Esbuild),
+        ("typescript", Family::TypeScript),
+    ] {
+        rs.push(result(n, f, failure()));
+    }
+    assert_eq!(vote(&rs, None).candidate.name(), "transpiler_bug");
+}
+
+#[test]
+fn a_transpile_error_fails_only_programs_engine262_accepts() {
+    let t = HostTraits::EXACT;
+    let refused = Outcome::TranspileError {
+        message: "Unexpected token (1:4)".into(),
+    };
+    let v = judge(&Expected::NORMAL, &refused, "", t);
+    assert_eq!(v.failure().map(|f| f.key()), Some("transpile_error".into()), "{v:?}");
+    let thrown = Expected::Exception {
+        constructor: "TypeError".into(),
+    };
+    assert!(judge(&thrown, &refused, "", t).failure().is_some());
+    let syntax = Expected::Exception {
+        constructor: "SyntaxError".into(),
+    };
+    assert!(
+        matches!(judge(&syntax, &refused, "", t), EngineVerdict::Unsupported { .. }),
+        "refusing what engine262 rejects is no bug"
+    );
+}

@@ -1,9 +1,11 @@
 //! One host file per engine build; each gives the registry one
 //! [`crate::registry::EngineEntry`] through its `entry()`.
 
+pub mod babel;
 pub mod boa;
 pub mod duktape;
 pub mod engine262;
+pub mod esbuild;
 pub mod hermes;
 pub mod js102;
 pub mod jsc;
@@ -14,6 +16,8 @@ pub mod quickjs;
 pub mod quickjs_ng;
 pub mod rhino;
 pub mod sm_pythonmonkey;
+pub mod swc;
+pub mod typescript;
 pub mod v8_mini_racer;
 
 use crate::hosted::{HostedEngine, Launch};

@@ -1,0 +1,82 @@
+//! Transpilers as tools under test (issue 15 part 7c) on a real panel:
+//! engines of two families, the untranspiled V8 (`v8-node`), the four
+//! transpilers and engine262. TypeScript's ES5 spread of a Set is a known,
+//! current disagreement (tests/data/test262/transpile/spread-set.js): the
+//! engines and v8-node agree with engine262, TypeScript's output fails, so
+//! the test is a transpiler-bug candidate grouped under family typescript;
+//! the other transpilers pass and no engine vote changes.
+
+use doppel_conform::group::group;
+use doppel_conform::matrix::{Tally, load};
+use doppel_conform::verdict::panel::{Panel, PanelConfig};
+use doppel_conform::verdict::{Candidate, FamilyVerdict};
+use doppel_engines::{EnginesConfig, Family};
+use std::path::PathBuf;
+
+#[tokio::test]
+async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/test262/transpile/spread-set.js");
+    let test = load::load(&path, "spread-set.js", None).expect("loads with the bundled harness");
+    let config = PanelConfig {
+        engines: ["v8-node", "quickjs-ng", "babel", "swc", "esbuild", "typescript"]
+            .map(String::from)
+            .to_vec(),
+        ..PanelConfig::default()
+    };
+    let mut panel = Panel::new(&config, &EnginesConfig::default()).expect("panel");
+    assert!(
+        panel.missing().is_empty(),
+        "install scripts/deps/setup-engines.sh and setup-transpilers.sh: {:?}",
+        panel.missing()
+    );
+    assert_eq!(panel.families(), 2, "transpilers are not engine families");
+    let catalogue = panel.catalogue().await.expect("engine262 catalogue");
+    let run = panel.run(&test).await;
+    let who: Vec<String> = run
+        .results
+        .iter()
+        .map(|r| format!("{}: {} {}", r.engine, r.outcome.label(), r.verdict.label()))
+        .collect();
+    assert_eq!(
+        run.vote.candidate,
+        Candidate::TranspilerBug {
+            families: vec![Family::TypeScript]
+        },
+        "{who:?}"
+    );
+    assert_eq!(run.vote.taking_part, 2, "{who:?}");
+    assert!(run.vote.families.iter().all(|f| !f.family.is_transpiler()));
+    let ts = run
+        .vote
+        .transpilers
+        .iter()
+        .find(|f| f.family == Family::TypeScript)
+        .expect("typescript voted");
+    let FamilyVerdict::Fail(f) = &ts.verdict else {
+        panic!("{ts:?}");
+    };
+    assert_eq!(f.key(), "assert.sameValue", "{f:?}");
+    assert_eq!(
+        run.vote
+            .transpilers
+            .iter()
+            .filter(|f| f.verdict == FamilyVerdict::Pass)
+            .count(),
+        3,
+        "{who:?}"
+    );
+    assert!(run.vote.summary().starts_with("transpiler bug candidate: typescript"));
+    let mut tally = Tally::default();
+    tally.add(&test, &run, None);
+    panel.shutdown().await;
+    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
+    let g = groups
+        .iter()
+        .find(|g| g.candidate == "transpiler_bug")
+        .unwrap_or_else(|| panic!("{groups:?}"));
+    assert_eq!(
+        (g.family.as_str(), g.failure.as_str()),
+        ("typescript", "assert.sameValue")
+    );
+    assert_eq!(g.tests, ["spread-set.js"]);
+}
