@@ -53,6 +53,9 @@ enum Command {
     /// The interestingness test of program reduction (run by C-Vise's script).
     #[command(hide = true)]
     ReduceProbe(cmd::reduce::ReduceProbeArgs),
+    /// The interestingness test of a conformance group's reduction (run by treereduce on each variant).
+    #[command(hide = true)]
+    ConformProbe(cmd::conform_reduce::ProbeArgs),
     /// Write a stand-alone reproducer (C: program, gdb and lldb command files; JavaScript: scripts, page, Node CDP replay; run.sh).
     Repro(cmd::repro::ReproArgs),
     /// Re-judge stored divergences under the current normalization rules and policies.
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
             Command::Repro(a) => cmd::repro::run(a, &db).await,
             Command::Reduce(a) => cmd::reduce::run(a, &db).await,
             Command::ReduceProbe(a) => cmd::reduce::probe(a).await,
+            Command::ConformProbe(a) => cmd::conform_reduce::probe(a).await,
             Command::Report(a) => cmd::report::run(a, &db).await,
             Command::Reclassify(a) => cmd::reclassify::run(a, &db).await,
             Command::Triage(a) => cmd::triage::run(a, &db).await,

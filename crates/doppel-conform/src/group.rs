@@ -221,6 +221,7 @@ pub fn group(
                 representative_run: rep.run_id,
                 known: known_flag,
                 known_by,
+                reduction: None,
             }
         })
         .collect();

@@ -11,9 +11,10 @@
 //! - [`matrix`]: the engine-by-test matrix, test262 files as tests, the
 //!   cached test262 matrix (known vs new).
 //! - [`localize`], [`group`]: SBFL over spec algorithms and steps; failure groups.
+//! - [`reduce`]: each group's representative reduced by treereduce (issue 15 part 7b).
 //! - [`technique`], [`technique_record`], [`technique_repro`],
-//!   [`technique_campaign`]: the technique seam, stored records,
-//!   reproducers, and tests as campaign work items.
+//!   [`technique_campaign`], [`technique_pages`]: the technique seam, stored records,
+//!   reproducers, tests as campaign work items, and the report's matrix and group pages.
 //! - [`seed_check`]: the oxc check and the syntax tree mutators edit.
 //! - [`seed_random`]: random bounded derivations of a nonterminal.
 //! - [`seed_builtins`]: built-ins walked in engine262, calls of each; spec vocabulary.
@@ -37,8 +38,10 @@ pub mod test262;
 pub mod group;
 pub mod localize;
 pub mod matrix;
+pub mod reduce;
 pub mod technique;
 pub mod technique_campaign;
+pub mod technique_pages;
 pub mod technique_record;
 pub mod technique_repro;
 pub mod verdict;

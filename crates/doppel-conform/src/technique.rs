@@ -42,6 +42,18 @@ fn test_view(t: &TestRecord) -> RunView {
     for m in &t.missing {
         lines.push(format!("left out: {} ({})", m.engine, m.reason));
     }
+    if let Some(r) = &t.reduction {
+        lines.push(format!("reduction (group representative): {}", r.summary()));
+        for n in &r.notes {
+            lines.push(format!("  {n}"));
+        }
+        if let Some(text) = &r.text {
+            lines.push("reduced test:".into());
+            for (i, l) in text.lines().take(60).enumerate() {
+                lines.push(format!("{:4} | {l}", i + 1));
+            }
+        }
+    }
     lines.push("test file:".into());
     for (i, l) in t.test.text.lines().take(60).enumerate() {
         lines.push(format!("{:4} | {l}", i + 1));
@@ -81,22 +93,48 @@ fn test_view(t: &TestRecord) -> RunView {
             ),
         ));
     }
+    let mut tables = Vec::new();
+    if let Some(r) = t.reduction.as_ref().filter(|r| r.text.is_some()) {
+        tables.push(reduced_table(r));
+    }
     RunView {
         lines,
-        tables: vec![
-            EvidenceTable {
-                caption: Some("engines".into()),
-                header: ["engine", "family", "version", "outcome", "verdict", "detail"]
-                    .map(String::from)
-                    .to_vec(),
-                rows,
-            },
-            EvidenceTable {
-                caption: Some("family votes".into()),
-                header: ["family", "builds", "vote"].map(String::from).to_vec(),
-                rows: votes,
-            },
-        ],
+        tables: [
+            tables,
+            vec![
+                EvidenceTable {
+                    caption: Some("engines".into()),
+                    header: ["engine", "family", "version", "outcome", "verdict", "detail"]
+                        .map(String::from)
+                        .to_vec(),
+                    rows,
+                },
+                EvidenceTable {
+                    caption: Some("family votes".into()),
+                    header: ["family", "builds", "vote"].map(String::from).to_vec(),
+                    rows: votes,
+                },
+            ],
+        ]
+        .concat(),
+    }
+}
+
+/// The reduced test's per-engine outcome.
+fn reduced_table(r: &crate::reduce::Reduction) -> EvidenceTable {
+    EvidenceTable {
+        caption: Some("reduced test per engine".into()),
+        header: ["engine", "family", "verdict"].map(String::from).to_vec(),
+        rows: r
+            .engines
+            .iter()
+            .map(|e| {
+                row(
+                    vec![e.engine.clone(), e.family.clone(), e.verdict.clone()],
+                    e.verdict.starts_with("FAIL"),
+                )
+            })
+            .collect(),
     }
 }
 
@@ -169,6 +207,7 @@ fn summary_view(s: &SummaryRecord) -> RunView {
             "tests",
             "known",
             "representative",
+            "reduction",
         ]
         .map(String::from)
         .to_vec(),
@@ -195,6 +234,7 @@ fn summary_view(s: &SummaryRecord) -> RunView {
                             g.tests.first().cloned().unwrap_or_default(),
                             g.representative_run.map(|i| format!(" (run {i})")).unwrap_or_default()
                         ),
+                        g.reduction.as_ref().map(|r| r.summary()).unwrap_or_else(|| "-".into()),
                     ],
                     g.known == Some(false),
                 )
@@ -312,6 +352,27 @@ impl Technique for Conform {
             notes: Vec::new(),
             attempts,
         })
+    }
+
+    async fn report_pages(
+        &self,
+        store: &doppel_core::store::Store,
+        filter: &doppel_core::store::RunFilter,
+    ) -> anyhow::Result<Vec<doppel_core::technique::ReportPage>> {
+        crate::technique_pages::pages(store, filter).await
+    }
+
+    fn reduced_reproducer(&self, run: &RunRecord) -> Option<String> {
+        let ConformRecord::Test(t) = ConformRecord::of(run).ok()? else {
+            return None;
+        };
+        let r = t.reduction.as_ref()?;
+        let text = r.text.as_ref()?;
+        let mut s = format!("{}\n{text}\nper engine:\n", r.summary());
+        for e in &r.engines {
+            s.push_str(&format!("  {} ({}): {}\n", e.engine, e.family, e.verdict));
+        }
+        Some(s)
     }
 
     async fn repro(&self, run: &RunRecord, _ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer> {

@@ -137,6 +137,7 @@ impl Job for ConformJob {
             members: members.clone(),
             missing: self.panel.missing().to_vec(),
             run: stored_run,
+            reduction: None,
         };
         let config = serde_json::to_value(ConformRecord::Test(Box::new(record)))
             .map_err(|e| ItemError::Environment(format!("cannot serialize the record: {e}")))?;

@@ -84,6 +84,10 @@ pub struct TestRecord {
     pub missing: Vec<Missing>,
     /// What happened; engine262's coverage is kept only for findings.
     pub run: TestRun,
+    /// The reduction of this test as its group's representative (issue 15
+    /// part 7b), stored after the campaign; `doppel repro` writes the reduced test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<crate::reduce::Reduction>,
 }
 
 /// One group of failures (JEST §III-E): (family, failure, blamed
@@ -109,6 +113,9 @@ pub struct GroupRecord {
     pub known: Option<bool>,
     /// The test262 test that makes it known.
     pub known_by: Option<String>,
+    /// The representative's reduction ([`crate::reduce`]), if it was reduced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<crate::reduce::Reduction>,
 }
 
 /// One ranked spec element of a localization.
@@ -193,11 +200,21 @@ impl ConformRecord {
 
 /// The class key of a test's run, if it is a finding.
 pub fn class_key(run: &TestRun, features: &[String]) -> Option<ClassKey> {
-    let (families, failure) = match &run.vote.candidate {
+    class_key_of(&run.vote, run.spec.verdict.failure(), features)
+}
+
+/// The class key of a finding from its vote, engine262's failure of the
+/// test's own expectation and the test's features (what grouping keeps of
+/// a run, [`crate::group::Observed`]).
+pub fn class_key_of(
+    vote: &crate::verdict::Vote,
+    spec_failure: Option<&crate::verdict::Failure>,
+    features: &[String],
+) -> Option<ClassKey> {
+    let (families, failure) = match &vote.candidate {
         Candidate::EngineBug { families } | Candidate::SpecBug { families } => {
             let names: Vec<String> = families.iter().map(|f| f.to_string()).collect();
-            let failure = run
-                .vote
+            let failure = vote
                 .failing()
                 .find_map(|f| match &f.verdict {
                     FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some(x.key()),
@@ -208,8 +225,7 @@ pub fn class_key(run: &TestRun, features: &[String]) -> Option<ClassKey> {
         }
         Candidate::TranspilerBug { families } => {
             let names: Vec<String> = families.iter().map(|f| f.to_string()).collect();
-            let failure = run
-                .vote
+            let failure = vote
                 .failing_transpilers()
                 .find_map(|f| match &f.verdict {
                     FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some(x.key()),
@@ -220,11 +236,7 @@ pub fn class_key(run: &TestRun, features: &[String]) -> Option<ClassKey> {
         }
         Candidate::Engine262Bug => (
             "engine262".to_string(),
-            run.spec
-                .verdict
-                .failure()
-                .map(|f| f.key())
-                .unwrap_or_else(|| "?".into()),
+            spec_failure.map(|f| f.key()).unwrap_or_else(|| "?".into()),
         ),
         _ => return None,
     };
@@ -236,7 +248,7 @@ pub fn class_key(run: &TestRun, features: &[String]) -> Option<ClassKey> {
     Some(ClassKey {
         technique: TAG.into(),
         parts: vec![
-            part("candidate", run.vote.candidate.name().into(), Some("conform")),
+            part("candidate", vote.candidate.name().into(), Some("conform")),
             part("families", families, None),
             part("failure", failure, None),
             part("feature", features.first().cloned().unwrap_or_else(|| "-".into()), None),

@@ -1,6 +1,9 @@
 //! The reproducer of a conformance finding: a directory with
-//! - `test.js`: the test in test262 format (as generated or given);
-//! - `prepared.js`: the script the engines ran (harness files, then the test);
+//! - `test.js`: the test in test262 format (as generated or given; the
+//!   reduced test when the test was reduced as its group's representative,
+//!   [`crate::reduce`], with `original/test.js` and `original/prepared.js`
+//!   beside it and `outcomes/reduced.txt` its per-engine outcome);
+//! - `prepared.js`: the script the engines run (harness files, then the test);
 //! - `outcomes/<engine>.txt`: each engine's outcome, verdict and output;
 //! - `transpiled-<transpiler>.js`: for each transpiler in the panel, its
 //!   output for `prepared.js` (or `.error.txt`: why it refused), what V8 ran;
@@ -70,13 +73,33 @@ pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
         files.push(p);
         Ok(())
     };
-    put("test.js", &t.test.text)?;
     let prepared = if t.test.script.source.is_empty() {
         &t.test.text
     } else {
         &t.test.script.source
     };
-    put("prepared.js", prepared)?;
+    let reduced = t
+        .reduction
+        .as_ref()
+        .and_then(|r| Some((r, r.text.as_ref()?, r.prepared(t)?)));
+    match &reduced {
+        Some((r, text, reduced_prepared)) => {
+            std::fs::create_dir_all(out.join("original"))?;
+            put("test.js", text)?;
+            put("prepared.js", reduced_prepared)?;
+            put("original/test.js", &t.test.text)?;
+            put("original/prepared.js", prepared)?;
+            let mut o = format!("{}\n", r.summary());
+            for e in &r.engines {
+                let _ = writeln!(o, "{} ({}): {}", e.engine, e.family, e.verdict);
+            }
+            put("outcomes/reduced.txt", &o)?;
+        }
+        None => {
+            put("test.js", &t.test.text)?;
+            put("prepared.js", prepared)?;
+        }
+    }
     let engines_cfg = EnginesConfig::default();
     for r in t.run.results.iter().filter(|r| r.family.is_transpiler()) {
         let input = out.join("prepared.js");
@@ -101,6 +124,13 @@ pub fn write(t: &TestRecord, out: &Path) -> anyhow::Result<Reproducer> {
     let mut sh =
         String::from("#!/bin/sh\n# Runs prepared.js (harness + test) on each engine, one plain command each.\n");
     let _ = writeln!(sh, "# {}", t.run.vote.summary());
+    if let Some((r, _, _)) = &reduced {
+        let _ = writeln!(
+            sh,
+            "# the test is {} (original/ holds the original; outcomes/ the original's outcomes, outcomes/reduced.txt the reduced test's)",
+            r.summary()
+        );
+    }
     let _ = writeln!(
         sh,
         "# expected: {}",

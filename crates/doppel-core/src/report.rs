@@ -14,7 +14,8 @@
 //! `class-N.html` for the N-th class of [`ReportSection::classes`]
 //! (1-based, across sections), and `root-N.html` for the N-th of
 //! [`ReportInput::root_causes`] (its representative run and reduced
-//! reproducer).
+//! reproducer), and the techniques' own pages ([`ReportInput::pages`]:
+//! a conformance campaign's engine-by-test matrix and failure groups).
 //!
 //! Documented check in a real browser (run by `tests/report.rs` on both
 //! pages when `/usr/bin/chromium` exists; required when `CI` is set). Look at
@@ -37,7 +38,7 @@ use crate::model::{ClassKey, ToolInfo};
 use crate::rootcause::Standing;
 use crate::run::RunRecord;
 use crate::store::CampaignSummary;
-use crate::technique::RunView;
+use crate::technique::{ReportPage, RunView};
 use anyhow::Context;
 use minijinja::{Environment, context};
 use serde::Serialize;
@@ -60,6 +61,10 @@ pub struct ReportInput {
     pub summary: CampaignSummary,
     /// One section per technique with classes, in the order shown.
     pub sections: Vec<ReportSection>,
+    /// Techniques' own pages ([`crate::technique::Technique::report_pages`]:
+    /// a conformance campaign's engine-by-test matrix, its failure groups),
+    /// linked from the first page.
+    pub pages: Vec<ReportPage>,
 }
 
 /// The classes of one technique ([`crate::technique::Technique`]).
@@ -141,6 +146,8 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
     env.add_template("class.html", include_str!("report/class.html"))?;
     env.add_template("root.html", include_str!("report/root.html"))?;
     env.add_template("roots.html", include_str!("report/roots.html"))?;
+    env.add_template("view.html", include_str!("report/view.html"))?;
+    env.add_template("page.html", include_str!("report/page.html"))?;
     let roots: Vec<_> = input
         .root_causes
         .iter()
@@ -202,6 +209,7 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
         total_s => format!("{:.1}", s.total_duration_ms / 1000.0),
         sections => sections,
         roots => roots,
+        pages => input.pages.iter().map(|p| context! { file => p.file.clone(), title => p.title.clone() }).collect::<Vec<_>>(),
     })?;
     let index_path = dir.join("index.html");
     std::fs::write(&index_path, index)?;
@@ -236,6 +244,21 @@ pub fn write_html(dir: &Path, input: &ReportInput) -> anyhow::Result<PathBuf> {
             standing => r.standing.describe(),
         })?;
         std::fs::write(dir.join(format!("root-{}.html", i + 1)), page)?;
+    }
+    let tmpl = env.get_template("page.html")?;
+    for p in &input.pages {
+        anyhow::ensure!(
+            !p.file.is_empty()
+                && !p.file.starts_with('.')
+                && p.file.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            "a report page's file name {:?} is not a plain file name",
+            p.file
+        );
+        let page = tmpl.render(context! {
+            title => p.title.clone(),
+            v => minijinja::Value::from(minijinja::value::Serde(&p.view)),
+        })?;
+        std::fs::write(dir.join(&p.file), page)?;
     }
     Ok(index_path)
 }

@@ -529,6 +529,28 @@ impl Store {
             .collect()
     }
 
+    /// Ids of the runs matching `filter` whose key matches the SQL `LIKE`
+    /// pattern `key_like` (`conform|c1|%|summary|%`), in id order, at most
+    /// `limit`: how a technique finds its own records (a campaign's
+    /// summary, its test runs) for report pages.
+    ///
+    /// Errors: database errors.
+    pub async fn run_ids_by_key(&self, filter: &RunFilter, key_like: &str, limit: usize) -> anyhow::Result<Vec<i64>> {
+        let (cond, binds) = Self::filter_sql(filter, 3);
+        let sql = format!("SELECT id FROM runs WHERE key LIKE $1{cond} ORDER BY id LIMIT $2");
+        let mut q = sqlx::query(AssertSqlSafe(sql))
+            .bind(key_like.to_string())
+            .bind(limit as i64);
+        for b in binds {
+            q = q.bind(b);
+        }
+        q.fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get(0).map_err(Into::into))
+            .collect()
+    }
+
     /// Up to `limit` runs of a class among the runs matching `filter`, by id.
     ///
     /// Errors: database errors.

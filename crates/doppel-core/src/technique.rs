@@ -19,7 +19,7 @@
 use crate::model::{ClassKey, ClassPartSpec, Verdict};
 use crate::rootcause::RootCause;
 use crate::run::RunRecord;
-use crate::store::Store;
+use crate::store::{RunFilter, Store};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +52,18 @@ pub struct RunView {
     pub lines: Vec<String>,
     /// The evidence.
     pub tables: Vec<EvidenceTable>,
+}
+
+/// A page of the HTML report a technique adds ([`Technique::report_pages`]),
+/// rendered as a run view is and linked from the first page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReportPage {
+    /// The file name (`conform-matrix-1.html`): letters, digits, `-`, `_`, `.` only.
+    pub file: String,
+    /// Its heading and link text.
+    pub title: String,
+    /// Its content.
+    pub view: RunView,
 }
 
 /// What a technique needs from the command line's environment.
@@ -175,6 +187,15 @@ pub trait Technique: Send + Sync {
         _options: &ReduceOptions,
     ) -> anyhow::Result<Option<Reduction>> {
         Ok(None)
+    }
+
+    /// Extra pages of the HTML report for the runs matching `filter`
+    /// (a conformance campaign's engine-by-test matrix and its failure
+    /// groups), generated from stored records; none by default.
+    ///
+    /// Errors: store errors, unreadable records.
+    async fn report_pages(&self, _store: &Store, _filter: &RunFilter) -> anyhow::Result<Vec<ReportPage>> {
+        Ok(Vec::new())
     }
 
     /// Whether `doppel reclassify` re-judges this technique's runs.

@@ -54,6 +54,14 @@ fn input() -> ReportInput {
                 )],
             }],
         }],
+        pages: vec![technique::ReportPage {
+            file: "matrix-1.html".into(),
+            title: "engine by test <matrix>".into(),
+            view: technique::RunView {
+                lines: vec!["tests <i>".into()],
+                tables: Vec::new(),
+            },
+        }],
     }
 }
 
@@ -104,6 +112,16 @@ fn report_lists_classes_escapes_values_and_highlights_the_divergent_row() {
         "values must be escaped"
     );
     assert!(html.contains("&lt;script&gt;alert(2)"));
+    // A technique's page: linked from the first page, its values escaped.
+    assert!(
+        html.contains(r#"<a href="matrix-1.html">engine by test &lt;matrix&gt;</a>"#),
+        "{html}"
+    );
+    let m = std::fs::read_to_string(dir.path().join("matrix-1.html")).unwrap();
+    assert!(
+        m.contains("tests &lt;i&gt;") && m.contains("<h1>engine by test &lt;matrix&gt;</h1>"),
+        "{m}"
+    );
     let page = std::fs::read_to_string(dir.path().join("class-1.html")).unwrap();
     assert!(!page.contains("<script>"), "values must be escaped: {page}");
     assert!(page.contains("&lt;script&gt;alert(1)"));

@@ -33,6 +33,7 @@ use crate::reduce::{ReducedCase, same_class, try_script};
 use doppel_core::process::{self, Sandbox};
 use doppel_core::{Action, ClassKey, Language, Location, RunRecord, Trace, Verdict};
 use doppel_lang::c::BuildRecipe;
+use doppel_lang::reduce::{Reducer, ReducerEnd, cvise_command, treereduce_command};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -157,10 +158,7 @@ pub fn strip_markers(text: &str, count: usize) -> String {
     t
 }
 
-/// `text` without its blank (whitespace-only) lines.
-pub fn drop_blank_lines(text: &str) -> String {
-    text.split_inclusive('\n').filter(|l| !l.trim().is_empty()).collect()
-}
+pub use doppel_lang::reduce::drop_blank_lines;
 
 /// `actions` with each breakpoint line `from[k]` moved to `to[k]`.
 pub fn reline(actions: &[Action], from: &[u32], to: &[u32]) -> Vec<Action> {
@@ -315,15 +313,7 @@ async fn status_alone(dir: &Path, recipe: &BuildRecipe) -> anyhow::Result<i32> {
     }
 }
 
-/// The program reducer of a language: C-Vise for C, treereduce 0.4 with
-/// tree-sitter-javascript (`treereduce-javascript`) for JavaScript.
-pub fn reducer_for(language: Language) -> Option<&'static str> {
-    match language {
-        Language::C => Some("cvise"),
-        Language::JavaScript => Some("treereduce-javascript"),
-        Language::Rust => None,
-    }
-}
+pub use doppel_lang::reduce::reducer_for;
 
 /// Reduces the program of `case` (a finding whose actions were reduced)
 /// within `budget`, working in `work` (created): C with C-Vise and the
@@ -391,9 +381,8 @@ pub async fn reduce_program_with<P: VariantProbe>(
 ) -> anyhow::Result<(ReducedCase, Option<P::Extra>)> {
     let (run, doppel_exe, cache_dir, work, budget) = (r.run, r.doppel_exe, r.cache_dir, r.work, r.budget);
     let started = Instant::now();
-    let tool = reducer_for(run.subject.language)
-        .ok_or_else(|| anyhow::anyhow!("no program reducer for {:?}", run.subject.language))?;
-    let exe = process::which(tool).ok_or_else(|| anyhow::anyhow!("{tool} is not installed"))?;
+    let reducer = Reducer::find(run.subject.language)?;
+    let tool = reducer.tool;
     let class = case
         .verdict
         .finding()
@@ -417,8 +406,7 @@ pub async fn reduce_program_with<P: VariantProbe>(
     let variant_dir = work.join("variant");
     std::fs::create_dir_all(&variant_dir)?;
     let marked = mark(r.source_text, &lines);
-    let mut cmd = Command::new(exe);
-    let result = if run.subject.language == Language::C {
+    let (cmd, result) = if run.subject.language == Language::C {
         std::fs::write(variant_dir.join("a.c"), &marked)?;
         let recipe = BuildRecipe::parse(&run.subject.build).map_err(anyhow::Error::msg)?;
         let status = status_alone(&variant_dir, &recipe).await?;
@@ -431,48 +419,32 @@ pub async fn reduce_program_with<P: VariantProbe>(
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
         }
-        cmd.arg("--n")
-            .arg("1")
-            .arg("--timeout")
-            .arg(per_probe.as_secs().to_string());
-        cmd.arg("--tidy").arg(&script).arg("a.c");
-        variant_dir.join("a.c")
+        let cmd = cvise_command(&reducer.exe, &variant_dir, &script, "a.c", per_probe);
+        (cmd, variant_dir.join("a.c"))
     } else {
         std::fs::write(variant_dir.join("original.js"), &marked)?;
         let out = variant_dir.join("reduced.js");
-        cmd.arg("-s").arg("original.js").arg("-o").arg(&out).arg("-j").arg("1");
-        cmd.arg("--timeout").arg(per_probe.as_secs().to_string()).arg("--");
-        cmd.arg(doppel_exe)
-            .arg("reduce-probe")
-            .arg("--case")
-            .arg(&case_json)
-            .arg("@@");
-        out
+        let check = [
+            doppel_exe.as_os_str().to_owned(),
+            "reduce-probe".into(),
+            "--case".into(),
+            case_json.as_os_str().to_owned(),
+            "@@".into(),
+        ];
+        let cmd = treereduce_command(&reducer.exe, &variant_dir, "original.js", &out, per_probe, &check);
+        (cmd, out)
     };
-    cmd.current_dir(&variant_dir);
-    let done = process::run(cmd, budget, Sandbox { isolate_network: false }).await?;
-    std::fs::write(
-        work.join("reducer.log"),
-        format!(
-            "{tool}: exit {:?}, timed out: {}\n--- stdout\n{}\n--- stderr\n{}\n",
-            done.code, done.timed_out, done.stdout, done.stderr
-        ),
-    )?;
+    let end = reducer.run(cmd, budget, &work.join("reducer.log")).await?;
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-    if done.timed_out {
-        case.notes
-            .push(format!("{tool} stopped at its budget of {} s", budget.as_secs()));
-    } else if done.code != Some(0) {
-        let why = done
-            .stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .to_string();
-        case.notes
-            .push(format!("{tool} failed (status {:?}): {why}", done.code));
-        return Ok((case, None));
+    match end {
+        ReducerEnd::Budget => case
+            .notes
+            .push(format!("{tool} stopped at its budget of {} s", budget.as_secs())),
+        ReducerEnd::Failed(why) => {
+            case.notes.push(why);
+            return Ok((case, None));
+        }
+        ReducerEnd::Finished => {}
     }
     // C-Vise keeps its best variant in a.c as it goes; treereduce writes
     // its output at the end only.

@@ -8,6 +8,8 @@
 //!   files as subjects (plain programs, test262 tests with their harness,
 //!   SunSpider programs with a `run();` epilogue) in a content-addressed
 //!   cache.
+//! - [`reduce`]: running a program reducer (C-Vise for C, treereduce for
+//!   JavaScript) with an interestingness command under a budget.
 //! - [`edit`]: source edits and the location map they induce.
 //! - [`transform`]: the program transformations of metamorphic debugger
 //!   testing (ISSTA'19 Table 1), shared types; each language implements them.
@@ -18,5 +20,6 @@ pub mod c;
 pub mod edit;
 pub mod js;
 pub mod prepare;
+pub mod reduce;
 pub mod rust;
 pub mod transform;

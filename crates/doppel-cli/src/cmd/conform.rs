@@ -72,6 +72,12 @@ pub struct PanelArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Do not reduce each failure group's representative at the end (issue 15 part 7b).
+    #[arg(long)]
+    pub no_reduce: bool,
+    /// Wall-time budget of the reduction of one group's representative, seconds.
+    #[arg(long, default_value_t = 60)]
+    pub reduce_seconds: u64,
     #[command(flatten)]
     pub runner: RunnerArgs,
 }
@@ -482,7 +488,23 @@ impl Session {
             &skipped,
             catalogue.as_ref(),
         );
-        let (groups, localizations) = group(&tally.observed, catalogue.as_ref(), known.as_ref(), 10);
+        let (mut groups, localizations) = group(&tally.observed, catalogue.as_ref(), known.as_ref(), 10);
+        if !self.args.no_reduce && !groups.is_empty() {
+            eprintln!(
+                "reducing {} group representatives with treereduce (up to {} s each; --no-reduce: off)",
+                groups.len(),
+                self.args.reduce_seconds
+            );
+            super::conform_reduce::reduce_groups(
+                &self.store,
+                &self.db,
+                &self.args.campaign,
+                &tally.observed,
+                &mut groups,
+                Duration::from_secs(self.args.reduce_seconds.max(1)),
+            )
+            .await;
+        }
         summary.groups = groups;
         summary.localizations = localizations;
         print_summary(&summary);

@@ -58,6 +58,7 @@ pub fn print_summary(s: &SummaryRecord) {
             "tests",
             "known",
             "representative",
+            "reduction",
         ]);
         for x in &s.groups {
             let known = match x.known {
@@ -72,7 +73,12 @@ pub fn print_summary(s: &SummaryRecord) {
                 x.algorithm.clone().unwrap_or_else(|| "-".into()),
                 x.tests.len().to_string(),
                 known,
-                x.tests.first().cloned().unwrap_or_default(),
+                format!(
+                    "{}{}",
+                    x.tests.first().cloned().unwrap_or_default(),
+                    x.representative_run.map(|i| format!(" (run {i})")).unwrap_or_default()
+                ),
+                x.reduction.as_ref().map(|r| r.summary()).unwrap_or_else(|| "-".into()),
             ]);
         }
         println!("{} failure groups:\n{g}", s.groups.len());

@@ -16,6 +16,7 @@ pub mod classes;
 pub mod conform;
 pub mod conform_bench;
 pub mod conform_print;
+pub mod conform_reduce;
 pub mod debuginfo;
 pub mod diff;
 pub mod engines;

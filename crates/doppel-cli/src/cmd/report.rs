@@ -113,8 +113,13 @@ async fn write_with(
             reduced: r.group.reduced,
         });
     }
+    let mut pages = Vec::new();
+    for technique in crate::techniques::all() {
+        pages.extend(technique.report_pages(store, filter).await?);
+    }
     let input = ReportInput {
         title: title(&sections),
+        pages,
         root_causes,
         parameters,
         tools,
