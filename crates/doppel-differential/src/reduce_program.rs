@@ -179,6 +179,28 @@ pub fn reline(actions: &[Action], from: &[u32], to: &[u32]) -> Vec<Action> {
         .collect()
 }
 
+/// The actions a variant `text` of `case`'s program is probed with: the
+/// case's, relined to where the variant's markers are when `marked`.
+/// `Err` (the variant is not interesting) with the reason: a marker is
+/// missing or duplicated, or a JavaScript variant has a syntax error (oxc
+/// with semantic checks). Shared by every technique's probe.
+pub fn variant_actions(case: &ProbeCase, text: &str, marked: bool) -> Result<Vec<Action>, String> {
+    let actions = if marked {
+        match marker_lines(text, case.lines.len()) {
+            Some(to) => reline(&case.actions, &case.lines, &to),
+            None => return Err("a marker is missing or duplicated".into()),
+        }
+    } else {
+        case.actions.clone()
+    };
+    if case.run.subject.language == Language::JavaScript
+        && let Some(e) = doppel_lang::js::syntax_errors(text).first()
+    {
+        return Err(format!("syntax error: {e}"));
+    }
+    Ok(actions)
+}
+
 /// Runs the case's actions on the program `text` (marked or not: with
 /// `marked`, the lines come from its markers) and says whether it diverges
 /// with the case's class; `Err` with the reason when not.
@@ -189,19 +211,10 @@ pub async fn probe(
     text: &str,
     marked: bool,
 ) -> anyhow::Result<Result<crate::engine::RunOutcome, String>> {
-    let actions = if marked {
-        match marker_lines(text, case.lines.len()) {
-            Some(to) => reline(&case.actions, &case.lines, &to),
-            None => return Ok(Err("a marker is missing or duplicated".into())),
-        }
-    } else {
-        case.actions.clone()
+    let actions = match variant_actions(case, text, marked) {
+        Ok(a) => a,
+        Err(why) => return Ok(Err(why)),
     };
-    if case.run.subject.language == Language::JavaScript
-        && let Some(e) = doppel_lang::js::syntax_errors(text).first()
-    {
-        return Ok(Err(format!("syntax error: {e}")));
-    }
     let mut run = case.run.clone();
     let mut rec = DiffRecord::of(&run)?;
     rec.input.source_text = text.to_string();

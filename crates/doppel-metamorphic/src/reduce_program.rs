@@ -22,10 +22,10 @@ use crate::program::{Builder, Program};
 use crate::record::{FollowUpProgram, MetaRecord};
 use crate::reduce::{RoundTest, chain_before, per_test_timeout};
 use anyhow::Context;
-use doppel_core::{Language, RunRecord};
+use doppel_core::RunRecord;
 use doppel_debuggers::control::ControlCache;
 use doppel_differential::reduce::{same_class, text_hash};
-use doppel_differential::reduce_program::{Confirmed, ProbeCase, VariantProbe, marker_lines, reline};
+use doppel_differential::reduce_program::{Confirmed, ProbeCase, VariantProbe, variant_actions};
 use std::path::Path;
 
 /// The metamorphic test of a program variant ([`probe`], unmarked); its
@@ -73,19 +73,10 @@ pub async fn probe(
     text: &str,
     marked: bool,
 ) -> anyhow::Result<Result<Confirmed<FollowUpProgram>, String>> {
-    let actions = if marked {
-        match marker_lines(text, case.lines.len()) {
-            Some(to) => reline(&case.actions, &case.lines, &to),
-            None => return Ok(Err("a marker is missing or duplicated".into())),
-        }
-    } else {
-        case.actions.clone()
+    let actions = match variant_actions(case, text, marked) {
+        Ok(a) => a,
+        Err(why) => return Ok(Err(why)),
     };
-    if case.run.subject.language == Language::JavaScript
-        && let Some(e) = doppel_lang::js::syntax_errors(text).first()
-    {
-        return Ok(Err(format!("syntax error: {e}")));
-    }
     let c = MetaRecord::of(&case.run)?;
     let program = match program_of(&case.run, text, &case.cache_dir).await? {
         Ok(p) => p,
