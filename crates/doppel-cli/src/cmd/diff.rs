@@ -63,7 +63,10 @@ pub struct DiffArgs {
     /// Run each program once in every debugger with no breakpoint before a
     /// run's actions; a program that ends differently in them (exit status,
     /// signal, output) is recorded as not comparable, not run (on by
-    /// default; `--control-run=false`: the runs of before). Part of the run key.
+    /// default; `--control-run=false`: the runs of before). Part of the run
+    /// key. In `doppel meta`: the initial program (twice) and each follow-up
+    /// program run with no breakpoint in the debugger under test; a test
+    /// whose programs end differently is not comparable, not a violation.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub control_run: Option<bool>,
     /// Maximum execution actions per run (DBDB: 20).
