@@ -95,7 +95,7 @@ fn test_view(t: &TestRecord) -> RunView {
     }
     let mut tables = Vec::new();
     if let Some(r) = t.reduction.as_ref().filter(|r| r.text.is_some()) {
-        tables.push(reduced_table(r));
+        tables.push(reduced_table(r, "reduced test per engine"));
     }
     RunView {
         lines,
@@ -120,10 +120,10 @@ fn test_view(t: &TestRecord) -> RunView {
     }
 }
 
-/// The reduced test's per-engine outcome.
-fn reduced_table(r: &crate::reduce::Reduction) -> EvidenceTable {
+/// The reduced test's per-engine outcome, under `caption`.
+pub(crate) fn reduced_table(r: &crate::reduce::Reduction, caption: &str) -> EvidenceTable {
     EvidenceTable {
-        caption: Some("reduced test per engine".into()),
+        caption: Some(caption.into()),
         header: ["engine", "family", "verdict"].map(String::from).to_vec(),
         rows: r
             .engines

@@ -240,24 +240,12 @@ pub fn group_page(campaign: &str, summary_id: i64, n: usize, g: &GroupRecord) ->
                 lines.push("reduced test (test262 format):".into());
                 lines.extend(text.lines().enumerate().map(|(i, l)| format!("{:4} | {l}", i + 1)));
             }
-            tables.push(EvidenceTable {
-                caption: Some(if r.text.is_some() {
-                    "the reduced test per engine".into()
-                } else {
-                    "the representative per engine".into()
-                }),
-                header: ["engine", "family", "verdict"].map(String::from).to_vec(),
-                rows: r
-                    .engines
-                    .iter()
-                    .map(|e| {
-                        row(
-                            vec![e.engine.clone(), e.family.clone(), e.verdict.clone()],
-                            e.verdict.starts_with("FAIL"),
-                        )
-                    })
-                    .collect(),
-            });
+            let caption = if r.text.is_some() {
+                "the reduced test per engine"
+            } else {
+                "the representative per engine"
+            };
+            tables.push(crate::technique::reduced_table(r, caption));
         }
     }
     ReportPage {
