@@ -57,4 +57,18 @@ function serve(version, run) {
   rl.on('close', () => process.exit(0));
 }
 
-module.exports = { serve, printer, send };
+// A value as text, never throwing (a throwing toString prints as
+// `[unprintable]`).
+const text = (v) => { try { return String(v); } catch (e) { return '[unprintable]'; } };
+
+// A thrown value: its constructor's name and message (typeof for primitives).
+function describe(e) {
+  const t = e === null ? 'null' : typeof e;
+  if (t !== 'object' && t !== 'function') return { ctor: t, message: t === 'symbol' ? '' : text(e) };
+  let ctor = null, message = null;
+  try { const c = e.constructor; if (c != null && typeof c.name === 'string') ctor = c.name; } catch (x) {}
+  try { if (e.message !== undefined) message = text(e.message); } catch (x) {}
+  return { ctor, message };
+}
+
+module.exports = { serve, printer, send, text, describe };

@@ -5,18 +5,7 @@
 // engine are not verdicts.
 'use strict';
 const vm = require('node:vm');
-const { serve, printer } = require('./node-lines.js');
-
-const text = (v) => { try { return String(v); } catch (e) { return '[unprintable]'; } };
-
-function describe(e) {
-  const t = e === null ? 'null' : typeof e;
-  if (t !== 'object' && t !== 'function') return { ctor: t, message: t === 'symbol' ? '' : text(e) };
-  let ctor = null, message = null;
-  try { const c = e.constructor; if (c != null && typeof c.name === 'string') ctor = c.name; } catch (x) {}
-  try { if (e.message !== undefined) message = text(e.message); } catch (x) {}
-  return { ctor, message };
-}
+const { serve, printer, text, describe } = require('./node-lines.js');
 
 serve(`node ${process.version} V8 ${process.versions.v8}`, (req) => {
   const p = printer(req.output_cap, text);

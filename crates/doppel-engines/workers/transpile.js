@@ -20,21 +20,11 @@ const vm = require('node:vm');
 const path = require('node:path');
 const { createRequire } = require('node:module');
 const { pathToFileURL } = require('node:url');
-const { serve, printer } = require('./node-lines.js');
+const { serve, printer, text, describe } = require('./node-lines.js');
 
 const [name, modules, flag, file] = process.argv.slice(2);
 const req = createRequire(path.join(path.resolve(modules), 'noop.js'));
 const version = (pkg) => req(pkg + '/package.json').version;
-const text = (v) => { try { return String(v); } catch (e) { return '[unprintable]'; } };
-
-function describe(e) {
-  const t = e === null ? 'null' : typeof e;
-  if (t !== 'object' && t !== 'function') return { ctor: t, message: t === 'symbol' ? '' : text(e) };
-  let ctor = null, message = null;
-  try { const c = e.constructor; if (c != null && typeof c.name === 'string') ctor = c.name; } catch (x) {}
-  try { if (e.message !== undefined) message = text(e.message); } catch (x) {}
-  return { ctor, message };
-}
 
 // Each transpiler: its version line and a function source -> transpiled source
 // (throws an Error whose message says why it refused).
