@@ -3,6 +3,9 @@
 //! `doppel debuginfo reduce` (real C-Vise, real probe) and bundled by
 //! `doppel repro`. Line s is marked by the comment `/*DOPPEL_S*/` all along.
 
+mod reduce_support;
+use reduce_support::{doppel, installed};
+
 use assert_cmd::Command;
 use doppel_core::store::Store;
 use std::path::Path;
@@ -15,20 +18,6 @@ fn fig11() -> String {
 }
 
 const MARKER: &str = "/*DOPPEL_S*/";
-
-fn doppel(db: &Path) -> Command {
-    let mut c = Command::cargo_bin("doppel").unwrap();
-    c.arg("--db").arg(db).env("CI", "1");
-    c
-}
-
-fn installed(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn stdout(c: &mut Command) -> String {
     let out = c.output().unwrap();

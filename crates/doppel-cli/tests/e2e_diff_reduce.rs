@@ -5,37 +5,11 @@
 //! is stored on the run, `doppel replay` replays it and `doppel repro`
 //! writes the bundle from it.
 
-use assert_cmd::Command;
+mod reduce_support;
+use reduce_support::{doppel, installed, run_ok};
+
 use doppel_core::store::Store;
 use std::path::Path;
-
-fn doppel(db: &Path) -> Command {
-    let mut c = Command::cargo_bin("doppel").unwrap();
-    c.arg("--db").arg(db).env("CI", "1");
-    c
-}
-
-fn installed(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run_ok(c: &mut Command) -> (String, String) {
-    let out = c.output().unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(
-        out.status.success(),
-        "{c:?}: {}\n--- stdout\n{o}\n--- stderr\n{e}",
-        out.status
-    );
-    (o, e)
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn diff_findings_are_reduced_by_default_and_replayed_and_bundled_from_the_reduced_case() {

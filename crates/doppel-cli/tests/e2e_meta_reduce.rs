@@ -8,38 +8,12 @@
 //! breaks the relation with the same class (`doppel replay`), and the
 //! bundle (`doppel repro`) is written from it.
 
-use assert_cmd::Command;
+mod reduce_support;
+use reduce_support::{doppel, installed, run_ok};
+
 use doppel_core::store::{RunFilter, Store};
 use doppel_metamorphic::record::MetaRecord;
 use std::path::Path;
-
-fn doppel(db: &Path) -> Command {
-    let mut c = Command::cargo_bin("doppel").unwrap();
-    c.arg("--db").arg(db).env("CI", "1");
-    c
-}
-
-fn installed(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run_ok(c: &mut Command) -> (String, String) {
-    let out = c.output().unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(
-        out.status.success(),
-        "{c:?}: {}\n--- stdout\n{o}\n--- stderr\n{e}",
-        out.status
-    );
-    (o, e)
-}
 
 /// c/inline.c with twelve globals and twelve statements of padding that
 /// have nothing to do with the finding (and no function, so the
