@@ -71,7 +71,11 @@ fn test_view(t: &TestRecord) -> RunView {
                 r.engine.clone(),
                 r.family.to_string(),
                 r.version.clone(),
-                r.outcome.label(),
+                if r.timeout_retried {
+                    format!("{} (second run: the first timed out)", r.outcome.label())
+                } else {
+                    r.outcome.label()
+                },
                 r.verdict.label(),
                 detail.chars().take(300).collect(),
             ],

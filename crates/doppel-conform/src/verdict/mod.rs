@@ -354,6 +354,11 @@ pub struct EngineResult {
     pub millis: u64,
     /// The verdict against the test's expectation.
     pub verdict: EngineVerdict,
+    /// Whether the engine's first run timed out and this is a second run
+    /// (in a fresh worker), which confirms or replaces the timeout: a
+    /// `timeout` verdict always held twice.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timeout_retried: bool,
 }
 
 /// How a family voted.

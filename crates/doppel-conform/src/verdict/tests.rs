@@ -16,6 +16,7 @@ fn result(engine: &str, family: Family, verdict: EngineVerdict) -> EngineResult 
         output: String::new(),
         millis: 1,
         verdict,
+        timeout_retried: false,
     }
 }
 
