@@ -52,7 +52,7 @@ pub async fn run_in(d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
 }
 
 async fn one(d: &mut dyn Debugger, subject: &Subject) -> ControlRun {
-    let mut end = d.load(subject).await;
+    let mut end = crate::load_confirmed(d, subject).await;
     if !matches!(end, Output::Failed { .. }) {
         end = d.start().await;
         let mut resumes = 0;

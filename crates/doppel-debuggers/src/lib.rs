@@ -223,3 +223,24 @@ pub trait Debugger: Send {
         String::new()
     }
 }
+
+/// [`Debugger::load`], confirmed: a load that fails is followed by
+/// [`Debugger::shutdown`] and one more load, whose output is the answer. A
+/// debugger's cold start on a loaded machine (Chromium after a cold page
+/// cache) can miss the action timeout once; a debugger that cannot load this
+/// program fails again. Both attempts stay in the transcript. Every
+/// technique loads through this, so a transient launch failure is never
+/// reported as the debugger's.
+pub async fn load_confirmed(debugger: &mut (dyn Debugger + '_), subject: &Subject) -> Output {
+    let first = debugger.load(subject).await;
+    let Output::Failed { kind, detail } = &first else {
+        return first;
+    };
+    tracing::warn!(
+        "{} could not load {} ({kind:?}: {detail}); loading once more",
+        debugger.info().name,
+        subject.name
+    );
+    debugger.shutdown().await;
+    debugger.load(subject).await
+}

@@ -98,7 +98,7 @@ pub async fn check_binary(debugger: &mut dyn Debugger, subject: &Subject, refere
     let mut pauses = 0u32;
     let ending;
 
-    let loaded = debugger.load(subject).await;
+    let loaded = doppel_debuggers::load_confirmed(&mut *debugger, subject).await;
     let _ = debugger.take_transcript();
     if let Output::Failed { detail, .. } = &loaded {
         rec.output(loaded.clone());

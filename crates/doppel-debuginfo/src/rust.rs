@@ -421,7 +421,7 @@ async fn read_references(
         Output::Failed { detail, .. } => format!("{what}: {detail}"),
         other => format!("{what}: unexpected answer {other:?}"),
     };
-    let loaded = debugger.load(subject).await;
+    let loaded = doppel_debuggers::load_confirmed(&mut *debugger, subject).await;
     let _ = debugger.take_transcript();
     if let Output::Failed { .. } = &loaded {
         return Err(failed("loading the -O0 build", &loaded));

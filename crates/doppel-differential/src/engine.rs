@@ -275,7 +275,8 @@ async fn drive(
     }
 }
 
-/// Loads `subject` into every debugger. A debugger that cannot load the
+/// Loads `subject` into every debugger ([`doppel_debuggers::load_confirmed`]:
+/// a failed load is tried once more). A debugger that cannot load the
 /// program fails the run before any action: the verdict is returned (a
 /// `tool_failure` divergence at `start`), else `None`.
 pub(crate) async fn load(
@@ -286,7 +287,11 @@ pub(crate) async fn load(
     node_type: NodeTypeOf<'_>,
     rec: &mut Recorder,
 ) -> Option<Verdict> {
-    let loads = join_all(dbg.iter_mut().map(|d| d.load(subject))).await;
+    let loads = join_all(
+        dbg.iter_mut()
+            .map(|d| doppel_debuggers::load_confirmed(d.as_mut(), subject)),
+    )
+    .await;
     if loads.iter().any(|o| matches!(o, Output::Failed { .. })) {
         rec.action(&Action::Start);
         let outs: Vec<Output> = loads

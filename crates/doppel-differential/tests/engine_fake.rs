@@ -27,6 +27,8 @@ struct Fake {
     wrong_after: Option<usize>,
     execs: usize,
     hang_on_start: bool,
+    /// Loads that fail (launch timeout) before one succeeds.
+    failing_loads: usize,
 }
 
 fn slide_forward(line: u32, path: &[u32]) -> Option<u32> {
@@ -48,6 +50,7 @@ fn fake(name: &str) -> Fake {
         wrong_after: None,
         execs: 0,
         hang_on_start: false,
+        failing_loads: 0,
     }
 }
 
@@ -105,6 +108,10 @@ impl Debugger for Fake {
         }
     }
     async fn load(&mut self, _s: &Subject) -> Output {
+        if self.failing_loads > 0 {
+            self.failing_loads -= 1;
+            return Output::failed(doppel_core::FailureKind::Launch, "no hello within 10 ms");
+        }
         self.pos = None;
         self.bps.clear();
         self.execs = 0;
@@ -363,6 +370,24 @@ async fn one_hanging_debugger_is_a_tool_failure_and_both_hanging_is_inconclusive
     b.hang_on_start = true;
     let out = run(a, b, 1, &cfg()).await;
     assert!(matches!(out.verdict, Verdict::Inconclusive { .. }), "{:?}", out.verdict);
+}
+
+#[tokio::test]
+async fn a_load_that_fails_once_is_retried_and_one_that_fails_twice_is_a_tool_failure() {
+    let baseline = run(fake("a"), fake("b"), 4, &cfg()).await;
+    let mut once = fake("b");
+    once.failing_loads = 1;
+    let out = run(fake("a"), once, 4, &cfg()).await;
+    assert_eq!(out.verdict, baseline.verdict);
+    assert_eq!(out.traces[1].events.len(), baseline.traces[1].events.len());
+
+    let mut twice = fake("b");
+    twice.failing_loads = 2;
+    let out = run(fake("a"), twice, 4, &cfg()).await;
+    let f = out.verdict.finding().expect("a load failing twice is a divergence");
+    assert_eq!(f.class.part("divergence"), Some(DivergenceKind::ToolFailure.as_str()));
+    assert_eq!(f.class.part("last_action"), Some(ActionKind::Start.as_str()));
+    assert!(f.detail.contains("no hello"), "{}", f.detail);
 }
 
 #[tokio::test]

@@ -154,7 +154,7 @@ pub async fn run(dbg: &mut dyn Debugger, subject: &Subject, plan: &Plan, relatio
 }
 
 async fn drive(rec: &mut Recorder<'_>, subject: &Subject, plan: &Plan, rel: &Relation) -> FollowUpOutcome {
-    let load = rec.dbg.load(subject).await;
+    let load = doppel_debuggers::load_confirmed(&mut *rec.dbg, subject).await;
     if let Output::Failed { kind, detail } = &load {
         rec.push(EventKind::Action(Action::Start), vec![]);
         rec.push(EventKind::Output(load.clone()), vec![]);
