@@ -215,8 +215,9 @@ pub async fn reduce_finding(
 
 /// The reproduction matrix of a marked program (one [`reduce::MARKER`] at
 /// the pair's line; the barrier unit linked as its own translation unit):
-/// the pair checked with `debugger` in every installed compiler of
-/// `compilers` at every level of `levels`.
+/// the pair checked with `debugger` in every compiler of `compilers` at
+/// every level of `levels`; a compiler that is not installed has `not_hit`
+/// cells that say so.
 pub async fn matrix(
     marked: &str,
     reference: &Reference,
@@ -236,8 +237,21 @@ pub async fn matrix(
     let mut dbg = registry::create(debugger, debugger_config).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for name in compilers {
-        let Ok(compiler) = Compiler::discover(name).await else {
-            continue;
+        let compiler = match Compiler::discover(name).await {
+            Ok(c) => c,
+            Err(e) => {
+                // Shown in the matrix as a cell nobody could check, not left out.
+                for level in levels {
+                    out.push(MatrixEntry {
+                        compiler: name.to_string(),
+                        level: level.to_string(),
+                        verdict: CheckVerdict::NotHit {
+                            detail: format!("{name} is not available: {e}"),
+                        },
+                    });
+                }
+                continue;
+            }
         };
         for level in levels {
             let bin = format!("{}-{level}", compiler.tag());
