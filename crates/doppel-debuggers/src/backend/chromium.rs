@@ -83,22 +83,8 @@ fn probe(cfg: &DebuggerConfig) -> Result<ToolInfo, BackendError> {
     let exe = executable(cfg)?;
     // Debian's wrapper script prints a shell warning first; the version line
     // is the one naming the browser.
-    let out = doppel_core::process::output_within(
-        std::process::Command::new(&exe).arg("--version"),
-        std::time::Duration::from_secs(60),
-    )
-    .map_err(|e| BackendError::Other(format!("{} --version: {e}", exe.display())))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let version = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.contains("Chromium") || l.contains("Chrome"))
-        .ok_or_else(|| BackendError::Other(format!("{} --version printed no version: {text}", exe.display())))?
-        .to_string();
+    let version = super::version_line_where(&exe, &["--version"], |l| l.contains("Chromium") || l.contains("Chrome"))?
+        .ok_or_else(|| BackendError::Other(format!("{} --version could not be started", exe.display())))?;
     Ok(ToolInfo {
         name: "chromium".into(),
         version,

@@ -40,10 +40,21 @@ pub(crate) fn fixed_environment(cmd: &mut tokio::process::Command) {
 /// version read as "unknown"), so `--resume` ran stored runs again (found by
 /// `doppel bench soak`: 12 duplicated runs in 10,120).
 pub(crate) fn version_line(exe: &Path, args: &[&str]) -> Result<Option<String>, crate::BackendError> {
+    version_line_where(exe, args, |_| true)
+}
+
+/// [`version_line`] for a program that prints other lines first (Debian's
+/// Chromium wrapper prints a shell warning): the first non-empty line of
+/// stdout, then stderr, that `pick` accepts. Same tries and errors.
+pub(crate) fn version_line_where(
+    exe: &Path,
+    args: &[&str],
+    pick: impl Fn(&str) -> bool,
+) -> Result<Option<String>, crate::BackendError> {
     const TRIES: usize = 3;
     let mut last = String::new();
     for _ in 0..TRIES {
-        match version_try(exe, args)? {
+        match version_try(exe, args, &pick)? {
             VersionTry::NotStarted => return Ok(None),
             VersionTry::Line(l) => return Ok(Some(l)),
             VersionTry::Nothing(why) => last = why,
@@ -64,7 +75,7 @@ enum VersionTry {
     Nothing(String),
 }
 
-fn version_try(exe: &Path, args: &[&str]) -> Result<VersionTry, crate::BackendError> {
+fn version_try(exe: &Path, args: &[&str], pick: &dyn Fn(&str) -> bool) -> Result<VersionTry, crate::BackendError> {
     use std::os::unix::process::ExitStatusExt;
     // `lldb-22 --version` takes well under a second, and over 10 s under
     // `nice -n 19` on a machine busy with builds.
@@ -81,15 +92,15 @@ fn version_try(exe: &Path, args: &[&str]) -> Result<VersionTry, crate::BackendEr
         }
         Err(_) => return Ok(VersionTry::NotStarted),
     };
-    let text = if out.stdout.is_empty() {
-        &out.stderr
-    } else {
-        &out.stdout
-    };
-    let line = String::from_utf8_lossy(text)
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let line = stdout
         .lines()
+        .chain(stderr.lines())
         .map(str::trim)
-        .find(|l| !l.is_empty())
+        .find(|l| !l.is_empty() && pick(l))
         .map(str::to_string);
     Ok(match line {
         Some(l) => VersionTry::Line(l),
@@ -266,6 +277,32 @@ mod tests {
             version_line(&flaky, &["--version"]).unwrap().as_deref(),
             Some("GNU gdb 13.1")
         );
+    }
+
+    #[test]
+    fn a_version_line_is_picked_past_a_wrapper_warning_and_tried_again_when_killed() {
+        // Debian's chromium wrapper warns first; a browser killed during the
+        // probe (fault suite) prints nothing that once.
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("count");
+        let browser = script(
+            dir.path(),
+            "chromium",
+            &format!(
+                "echo 'warning: no config' >&2; if [ -e {c} ]; then echo 'Chromium 142.0 built on Debian'; else touch {c}; kill -9 $$; fi",
+                c = count.display()
+            ),
+        );
+        assert_eq!(
+            version_line_where(&browser, &["--version"], |l| l.contains("Chromium"))
+                .unwrap()
+                .as_deref(),
+            Some("Chromium 142.0 built on Debian")
+        );
+        let err = version_line_where(&browser, &["--version"], |l| l.contains("Firefox"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("printed no version on 3 tries"), "{err}");
     }
 
     #[test]
