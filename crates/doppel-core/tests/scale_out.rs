@@ -56,10 +56,15 @@ fn items() -> Vec<WorkItem> {
 }
 
 /// The fake technique: an item sleeps [`RUN_MS`] (a debugger run mostly
-/// waits) and stores [`fake_run`].
+/// waits) and stores [`fake_run`]. With `SCALE_HANG_AFTER=n` in its
+/// environment, a worker's job hangs in its item after n stored runs,
+/// holding that item's lease until it is killed.
 struct Fake;
 
-struct FakeJob;
+struct FakeJob {
+    runs: usize,
+    hang_after: Option<usize>,
+}
 
 impl Technique for Fake {
     type Input = ();
@@ -68,15 +73,22 @@ impl Technique for Fake {
         "differential"
     }
     async fn setup(&self, _index: usize) -> anyhow::Result<FakeJob> {
-        Ok(FakeJob)
+        Ok(FakeJob {
+            runs: 0,
+            hang_after: std::env::var("SCALE_HANG_AFTER").ok().and_then(|n| n.parse().ok()),
+        })
     }
 }
 
 impl Job for FakeJob {
     type Input = ();
     async fn run(&mut self, item: &Item<()>, sink: &Sink<'_>) -> Result<(), ItemError> {
+        if self.hang_after == Some(self.runs) {
+            tokio::time::sleep(Duration::from_secs(600)).await;
+        }
         tokio::time::sleep(Duration::from_millis(RUN_MS)).await;
         sink.store(fake_run(&item.key, item.seed)).await;
+        self.runs += 1;
         Ok(())
     }
     async fn shutdown(self) {}
@@ -206,7 +218,7 @@ struct Worker {
     lines: Arc<Mutex<Vec<String>>>,
 }
 
-fn start_worker(netns: Option<&str>, url: &str, name: &str) -> Worker {
+fn start_worker(netns: Option<&str>, url: &str, name: &str, hang_after: Option<usize>) -> Worker {
     let exe = std::env::current_exe().unwrap();
     let mut cmd = match netns {
         Some(ns) => {
@@ -216,6 +228,9 @@ fn start_worker(netns: Option<&str>, url: &str, name: &str) -> Worker {
         }
         None => tokio::process::Command::new(&exe),
     };
+    if let Some(n) = hang_after {
+        cmd.env("SCALE_HANG_AFTER", n.to_string());
+    }
     cmd.args(["--worker", url, name])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -282,7 +297,7 @@ async fn scale_out_test() {
     // One machine: one worker on loopback.
     let single_url = pg.url("single");
     let t = Instant::now();
-    let mut single = start_worker(None, &single_url, "solo");
+    let mut single = start_worker(None, &single_url, "solo", None);
     assert!(single.finish().await.success(), "the single worker failed");
     let single_time = t.elapsed();
 
@@ -294,14 +309,35 @@ async fn scale_out_test() {
         .collect();
     let t = Instant::now();
     let mut workers: Vec<Worker> = (0..3)
-        .map(|i| start_worker(Some(&ns.names[i]), &urls[i], &format!("w{}", i + 1)))
+        .map(|i| {
+            start_worker(
+                Some(&ns.names[i]),
+                &urls[i],
+                &format!("w{}", i + 1),
+                (i == 1).then_some(5),
+            )
+        })
         .collect();
-    // Kill worker 2 once it has stored a few runs: it holds claimed items.
+    // Kill worker 2 once it has stored five runs and hangs in its sixth,
+    // holding that item's lease (killing it between two items, as the test
+    // once did, leaves no lease to take over).
+    let pool = sqlx::PgPool::connect(&pg.url("three")).await.unwrap();
     let waited = Instant::now();
-    while workers[1].stored().len() < 5 {
+    loop {
+        // The queue's table exists once a run is stored.
+        if workers[1].stored().len() >= 5 {
+            let held: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM work_items WHERE worker = 'w2' AND state = 'claimed'")
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            if held >= 1 {
+                break;
+            }
+        }
         assert!(
             waited.elapsed() < Duration::from_secs(60),
-            "worker 2 stored nothing in 60 s"
+            "worker 2 did not store 5 runs and hold a lease within 60 s"
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -317,7 +353,6 @@ async fn scale_out_test() {
     }
     let three_time = t.elapsed();
 
-    let pool = sqlx::PgPool::connect(&pg.url("three")).await.unwrap();
     let taken_over: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM work_items WHERE attempts > 1")
         .fetch_one(&pool)
         .await
