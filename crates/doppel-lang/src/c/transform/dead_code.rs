@@ -107,7 +107,6 @@ pub(crate) fn insert_statement(
     let src = input.source;
     let tree = parse(src).ok_or_else(|| Skip::new(kind, "tree-sitter could not parse the program"))?;
     broken(kind, &tree)?;
-    let mut candidates = Vec::new();
     let index = scope::ScopeIndex::new(src, tree.root_node(), input.scope_indexing);
     let points = insertion_points(src, &index, tree.root_node());
     if points.is_empty() {
@@ -115,33 +114,34 @@ pub(crate) fn insert_statement(
     }
     let assignment = reads.then(|| DefiniteAssignment::analyze(src));
     let lines = crate::edit::LineIndex::new(src);
-    for p in points {
-        let mut vars: Vec<Variable> = index.used_visible_at(p.stmt).into_iter().filter(usable).collect();
-        if let Some(da) = &assignment {
-            let at = lines.pos(src, p.stmt.start_byte());
-            let unassigned = index
-                .ancestors(p.stmt)
-                .into_iter()
-                .find(|a| a.kind() == "function_definition")
-                .and_then(|f| f.child_by_field_name("declarator"))
-                .and_then(scope::declarator_name)
-                .map(|name| da.maybe_unassigned(text(name, src), at.line, Some(at.column)));
-            match unassigned {
-                Some(names) => vars.retain(|v| !names.contains(&v.name)),
-                None => vars.clear(),
-            }
-        }
-        if !vars.is_empty() {
-            candidates.push((p, vars));
-        }
-    }
+    // The variables of a point are looked up only when it is drawn: finding
+    // them for every point first made preparation grow faster than the
+    // program (`doppel bench transform`).
     try_candidates(
         kind,
         src,
-        candidates,
+        points,
         rng,
         "no suitable variable is in scope at any statement",
-        |(p, vars), rng| {
+        |p, rng| {
+            let mut vars: Vec<Variable> = index.used_visible_at(p.stmt).into_iter().filter(usable).collect();
+            if let Some(da) = &assignment {
+                let at = lines.pos(src, p.stmt.start_byte());
+                let unassigned = index
+                    .ancestors(p.stmt)
+                    .into_iter()
+                    .find(|a| a.kind() == "function_definition")
+                    .and_then(|f| f.child_by_field_name("declarator"))
+                    .and_then(scope::declarator_name)
+                    .map(|name| da.maybe_unassigned(text(name, src), at.line, Some(at.column)));
+                match unassigned {
+                    Some(names) => vars.retain(|v| !names.contains(&v.name)),
+                    None => vars.clear(),
+                }
+            }
+            if vars.is_empty() {
+                return None;
+            }
             let v = &vars[rng.random_range(0..vars.len())];
             let code = make(v, rng);
             let before = pos(src, p.stmt.start_byte());

@@ -74,6 +74,7 @@ pub(crate) struct Attempt {
 /// Shuffles `candidates` with `rng`, builds an [`Attempt`] from each in turn
 /// (a builder may decline with `None`), applies it and returns the first
 /// result that re-parses cleanly. At most [`MAX_ATTEMPTS`] attempts.
+/// Errors: `none_reason` when there is no candidate or every builder declined.
 pub(crate) fn try_candidates<C>(
     kind: ProgramTransformationKind,
     src: &str,
@@ -112,6 +113,9 @@ pub(crate) fn try_candidates<C>(
             expect_variable,
             breakability_may_change,
         });
+    }
+    if tried == 0 {
+        return Err(Skip::new(kind, none_reason));
     }
     Err(Skip::new(
         kind,
