@@ -241,18 +241,40 @@ fn non_code_ranges(root: Node<'_>) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Byte offsets where `name` occurs as a whole word outside comments,
-/// strings and character literals (macro bodies included, as raw text).
-pub(crate) fn word_occurrences(src: &str, root: Node<'_>, name: &str) -> Vec<usize> {
-    let skip = non_code_ranges(root);
+/// How often each whole word (a maximal run of ASCII letters, digits and
+/// `_`) occurs outside comments, strings and character literals (macro
+/// bodies included, as raw text): one pass over `src`, so that checking
+/// every function's name costs one lookup each, not one scan each.
+pub(crate) fn word_counts<'s>(src: &'s str, root: Node<'_>) -> std::collections::HashMap<&'s str, usize> {
+    let mut skip = non_code_ranges(root);
+    skip.sort_unstable();
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let bytes = src.as_bytes();
-    src.match_indices(name)
-        .map(|(i, _)| i)
-        .filter(|&i| i == 0 || !is_word(bytes[i - 1]))
-        .filter(|&i| bytes.get(i + name.len()).is_none_or(|&b| !is_word(b)))
-        .filter(|&i| !skip.iter().any(|&(s, e)| s <= i && i < e))
-        .collect()
+    let mut counts = std::collections::HashMap::new();
+    let (mut i, mut r) = (0, 0);
+    while i < bytes.len() {
+        if !is_word(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_word(bytes[i]) {
+            i += 1;
+        }
+        // Ranges are sorted by start; those ended before this word end
+        // before every later word too.
+        while r < skip.len() && skip[r].1 <= start {
+            r += 1;
+        }
+        let inside = skip[r..]
+            .iter()
+            .take_while(|&&(s, _)| s <= start)
+            .any(|&(_, e)| start < e);
+        if !inside {
+            *counts.entry(&src[start..i]).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// A name not occurring anywhere in `src`: `doppel_p1`, `doppel_p2`, ...
@@ -308,7 +330,16 @@ mod tests {
     fn words_outside_comments_and_strings() {
         let src = "int f(int); /* f */ char *s = \"f\"; int g(void) { return f(1) + ff; }\n";
         let tree = parse(src).unwrap();
-        assert_eq!(word_occurrences(src, tree.root_node(), "f").len(), 2);
+        let counts = word_counts(src, tree.root_node());
+        assert_eq!(counts.get("f"), Some(&2));
+        assert_eq!(counts.get("ff"), Some(&1));
+        assert_eq!(counts.get("s"), Some(&1), "the `s` of `*s`, not the one in the comment");
+        assert_eq!(counts.get("int"), Some(&3));
+        let nested = "int x; char *t = \"x\" \"x\"; // x x\nint y = x;\n";
+        assert_eq!(
+            word_counts(nested, parse(nested).unwrap().root_node()).get("x"),
+            Some(&2)
+        );
         assert_eq!(fresh_name("int doppel_p1;", "doppel_p"), "doppel_p2");
     }
 

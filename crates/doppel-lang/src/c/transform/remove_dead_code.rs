@@ -13,7 +13,7 @@
 //! `None`; lines after them move up.
 
 use super::scope::function_declarator;
-use super::{Attempt, ancestors, broken, descendants, parse, pos, text, try_candidates, word_occurrences};
+use super::{Attempt, ancestors, broken, descendants, parse, pos, text, try_candidates, word_counts};
 use crate::edit::{Pos, SourceEdit};
 use crate::transform::{
     Coverage, ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed,
@@ -74,6 +74,7 @@ fn candidates<'t>(src: &str, root: Node<'t>, coverage: &Coverage) -> Vec<Candida
             out.push(Candidate::Block(b));
         }
     }
+    let mut words = None;
     let mut cursor = root.walk();
     for def in root.named_children(&mut cursor) {
         if def.kind() != "function_definition" {
@@ -105,7 +106,7 @@ fn candidates<'t>(src: &str, root: Node<'t>, coverage: &Coverage) -> Vec<Candida
             && !head.contains('{')
             && declarator_dead
             && body_dead
-            && word_occurrences(src, root, &name).len() == 1
+            && words.get_or_insert_with(|| word_counts(src, root)).get(name.as_str()) == Some(&1)
             && !contains_forbidden(body)
         {
             out.push(Candidate::Function(def, name));

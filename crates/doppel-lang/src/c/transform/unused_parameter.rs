@@ -11,7 +11,9 @@
 //! callee — so its address is never taken and no macro mentions it.
 
 use super::scope::function_declarator;
-use super::{Attempt, ancestors, broken, descendants, fresh_name, parse, pos, text, try_candidates, word_occurrences};
+use std::collections::HashMap;
+
+use super::{Attempt, ancestors, broken, descendants, fresh_name, parse, pos, text, try_candidates, word_counts};
 use crate::edit::{Pos, SourceEdit};
 use crate::transform::{
     ExpectedVariable, ProgramInput, ProgramTransformation, ProgramTransformationKind, Rng, Skip, Transformed,
@@ -57,7 +59,31 @@ fn prototype<'t>(src: &str, decl: Node<'t>) -> Option<(String, Node<'t>)> {
 }
 
 fn candidates<'t>(src: &str, root: Node<'t>) -> Vec<Candidate<'t>> {
-    let all = descendants(root);
+    // One pass over the tree: every prototype's parameter list and every
+    // call's arguments by function name, in tree order.
+    let mut prototypes: HashMap<String, Vec<Node<'t>>> = HashMap::new();
+    let mut calls_of: HashMap<String, Vec<Node<'t>>> = HashMap::new();
+    for n in descendants(root) {
+        match n.kind() {
+            "declaration" => {
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if let Some((pname, plist)) = prototype(src, d) {
+                        prototypes.entry(pname).or_default().push(plist);
+                    }
+                }
+            }
+            "call_expression" => {
+                if let (Some(f), Some(args)) = (n.child_by_field_name("function"), n.child_by_field_name("arguments"))
+                    && f.kind() == "identifier"
+                {
+                    calls_of.entry(text(f, src).to_string()).or_default().push(args);
+                }
+            }
+            _ => {}
+        }
+    }
+    let words = word_counts(src, root);
     let mut out = Vec::new();
     let mut cursor = root.walk();
     for def in root.named_children(&mut cursor) {
@@ -82,35 +108,11 @@ fn candidates<'t>(src: &str, root: Node<'t>) -> Vec<Candidate<'t>> {
             continue;
         }
         let mut lists = vec![list];
-        let mut calls = Vec::new();
-        let mut names_seen = 1;
-        for n in &all {
-            match n.kind() {
-                "declaration" => {
-                    let mut c = n.walk();
-                    for d in n.children_by_field_name("declarator", &mut c) {
-                        if let Some((pname, plist)) = prototype(src, d)
-                            && pname == name
-                        {
-                            lists.push(plist);
-                            names_seen += 1;
-                        }
-                    }
-                }
-                "call_expression" => {
-                    if let (Some(f), Some(args)) =
-                        (n.child_by_field_name("function"), n.child_by_field_name("arguments"))
-                        && f.kind() == "identifier"
-                        && text(f, src) == name
-                    {
-                        calls.push(args);
-                        names_seen += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if word_occurrences(src, root, &name).len() != names_seen {
+        lists.extend(prototypes.get(&name).into_iter().flatten().copied());
+        let calls: Vec<Node<'t>> = calls_of.get(&name).cloned().unwrap_or_default();
+        // Every occurrence of the name is the definition, a prototype or a
+        // call (no function pointer, no macro use).
+        if words.get(name.as_str()).copied().unwrap_or(0) != lists.len() + calls.len() {
             continue;
         }
         // Prototypes must be ordinary (no `...`, no K&R identifier lists).
