@@ -159,6 +159,16 @@ impl DefiniteAssignment {
         Self { functions }
     }
 
+    /// The analysis of one function definition `f` of the tree `root` of
+    /// `source` (the one `analyze` would make for it): for callers that hold
+    /// the tree and need one function, as a transformation that draws one
+    /// insertion point. Queries name the function as for `analyze`.
+    pub(crate) fn analyze_one(source: &str, lines: &LineIndex, root: Node<'_>, f: Node<'_>) -> Self {
+        Self {
+            functions: analyze_function(source, lines, root, f).into_iter().collect(),
+        }
+    }
+
     /// Names of the locals of `function` that may be unassigned (hold an
     /// indeterminate value) when a debugger pauses at `line` (1-based) and
     /// `column` (1-based, characters; `None` when the debugger reports lines

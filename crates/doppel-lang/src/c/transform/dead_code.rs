@@ -112,8 +112,10 @@ pub(crate) fn insert_statement(
     if points.is_empty() {
         return Err(Skip::new(kind, "no statement in a function body begins a line"));
     }
-    let assignment = reads.then(|| DefiniteAssignment::analyze(src));
     let lines = crate::edit::LineIndex::new(src);
+    // Definite assignment of the drawn point's function only, by the
+    // function's start byte (the whole program's took most of the time).
+    let mut assignment: std::collections::HashMap<usize, DefiniteAssignment> = Default::default();
     // The variables of a point are looked up only when it is drawn: finding
     // them for every point first made preparation grow faster than the
     // program (`doppel bench transform`).
@@ -125,15 +127,19 @@ pub(crate) fn insert_statement(
         "no suitable variable is in scope at any statement",
         |p, rng| {
             let mut vars: Vec<Variable> = index.used_visible_at(p.stmt).into_iter().filter(usable).collect();
-            if let Some(da) = &assignment {
+            if reads {
                 let at = lines.pos(src, p.stmt.start_byte());
-                let unassigned = index
+                let function = index
                     .ancestors(p.stmt)
                     .into_iter()
-                    .find(|a| a.kind() == "function_definition")
-                    .and_then(|f| f.child_by_field_name("declarator"))
-                    .and_then(scope::declarator_name)
-                    .map(|name| da.maybe_unassigned(text(name, src), at.line, Some(at.column)));
+                    .find(|a| a.kind() == "function_definition");
+                let unassigned = function.and_then(|f| {
+                    let name = f.child_by_field_name("declarator").and_then(scope::declarator_name)?;
+                    let da = assignment
+                        .entry(f.start_byte())
+                        .or_insert_with(|| DefiniteAssignment::analyze_one(src, &lines, tree.root_node(), f));
+                    Some(da.maybe_unassigned(text(name, src), at.line, Some(at.column)))
+                });
                 match unassigned {
                     Some(names) => vars.retain(|v| !names.contains(&v.name)),
                     None => vars.clear(),
