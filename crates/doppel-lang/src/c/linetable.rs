@@ -8,9 +8,7 @@
 //! by default), compressed debug sections included. Split DWARF (`.dwo`)
 //! is not followed.
 
-use gimli::{ColumnType, RunTimeEndian};
-use object::{Object, ObjectSection};
-use std::borrow::Cow;
+use gimli::ColumnType;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -37,29 +35,10 @@ pub struct LineRow {
 /// Errors: the file cannot be read or is not an object file, it has no
 /// `.debug_line` section (built without `-g`), or the DWARF is malformed.
 pub fn rows(binary: &Path) -> Result<Vec<LineRow>, String> {
-    let data = std::fs::read(binary).map_err(|e| format!("cannot read {}: {e}", binary.display()))?;
-    let file = object::File::parse(&*data).map_err(|e| format!("{} is not an object file: {e}", binary.display()))?;
-    if file.section_by_name(".debug_line").is_none() {
-        return Err(format!(
-            "{} has no .debug_line section (built without -g?)",
-            binary.display()
-        ));
-    }
-    let endian = if file.is_little_endian() {
-        RunTimeEndian::Little
-    } else {
-        RunTimeEndian::Big
-    };
-    let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, String> {
-        match file.section_by_name(id.name()) {
-            Some(s) => s
-                .uncompressed_data()
-                .map_err(|e| format!("cannot read section {}: {e}", id.name())),
-            None => Ok(Cow::Borrowed(&[][..])),
-        }
-    };
-    let sections = gimli::DwarfSections::load(load)?;
-    let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, endian));
+    super::dwarf_file::with_dwarf(binary, ".debug_line", |_, dwarf| rows_of(binary, dwarf))
+}
+
+fn rows_of(binary: &Path, dwarf: &super::dwarf_file::Dwarf<'_>) -> Result<Vec<LineRow>, String> {
     let bad = |e: gimli::Error| format!("malformed DWARF in {}: {e}", binary.display());
 
     let mut out = Vec::new();

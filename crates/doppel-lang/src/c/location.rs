@@ -22,9 +22,8 @@
 //! executable it is the file address plus the load bias, which
 //! `load_bias` recovers from the line the debugger reported.
 
-use gimli::{ColumnType, Reader, ReaderOffset, RunTimeEndian};
-use object::{Object, ObjectKind, ObjectSection};
-use std::borrow::Cow;
+use gimli::{ColumnType, Reader, ReaderOffset};
+use object::{Object, ObjectKind};
 use std::path::Path;
 use tree_sitter::{Node, Parser, Point};
 
@@ -95,7 +94,7 @@ pub enum ForClause {
 /// Errors: the binary cannot be read or has no DWARF, its DWARF is
 /// malformed, or no load bias maps `pc` to a row of `line`.
 pub fn at_pause(binary: &Path, pc: u64, line: u32, source_name: &str, variable: &str) -> Result<PauseDwarf, String> {
-    with_dwarf(binary, |file, dwarf| {
+    super::dwarf_file::with_dwarf(binary, ".debug_info", |file, dwarf| {
         let bad = |e: gimli::Error| format!("malformed DWARF in {}: {e}", binary.display());
         let sequences = sequences(dwarf).map_err(bad)?;
         let wanted = last_component(source_name);
@@ -107,14 +106,7 @@ pub fn at_pause(binary: &Path, pc: u64, line: u32, source_name: &str, variable: 
         };
         let address = pc.wrapping_sub(bias);
         let row = row_at(&sequences, address, line, wanted);
-        let section = |name: &str| -> Result<Cow<'_, [u8]>, String> {
-            match file.section_by_name(name) {
-                Some(s) => s
-                    .uncompressed_data()
-                    .map_err(|e| format!("cannot read section {name}: {e}")),
-                None => Ok(Cow::Borrowed(&[][..])),
-            }
-        };
+        let section = |name: &str| super::dwarf_file::section(file, name);
         let (loclists, loc) = (section(".debug_loclists")?, section(".debug_loc")?);
         let views = ViewSections {
             loclists: &loclists,
@@ -542,33 +534,6 @@ fn visit_for(n: Node<'_>, f: &mut dyn FnMut(Node<'_>)) {
 }
 
 /// Opens `binary`'s DWARF sections and hands them to `f`.
-fn with_dwarf<T>(
-    binary: &Path,
-    f: impl FnOnce(&object::File<'_>, &gimli::Dwarf<gimli::EndianSlice<'_, RunTimeEndian>>) -> Result<T, String>,
-) -> Result<T, String> {
-    let data = std::fs::read(binary).map_err(|e| format!("cannot read {}: {e}", binary.display()))?;
-    let file = object::File::parse(&*data).map_err(|e| format!("{} is not an object file: {e}", binary.display()))?;
-    if file.section_by_name(".debug_info").is_none() {
-        return Err(format!("{} has no .debug_info (built without -g?)", binary.display()));
-    }
-    let endian = if file.is_little_endian() {
-        RunTimeEndian::Little
-    } else {
-        RunTimeEndian::Big
-    };
-    let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, String> {
-        match file.section_by_name(id.name()) {
-            Some(s) => s
-                .uncompressed_data()
-                .map_err(|e| format!("cannot read section {}: {e}", id.name())),
-            None => Ok(Cow::Borrowed(&[][..])),
-        }
-    };
-    let sections = gimli::DwarfSections::load(load)?;
-    let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, endian));
-    f(&file, &dwarf)
-}
-
 fn last_component(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }

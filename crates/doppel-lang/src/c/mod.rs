@@ -13,6 +13,7 @@ pub mod clang_scope;
 pub mod codeflaws;
 mod compile;
 pub mod coverage;
+mod dwarf_file;
 pub mod linetable;
 pub mod location;
 pub mod run;
