@@ -123,6 +123,14 @@ pub async fn run(
 ) -> RunOutcome {
     let mut rec = Recorder::new(debuggers);
     let verdict = drive(debuggers, subject, seed, cfg, node_type, &mut rec).await;
+    finish(debuggers, rec, verdict).await
+}
+
+/// How every differential run ends (Algorithm 1's [`run`], a script's
+/// [`crate::scripted::run`]): every debugger reset, what is left of their
+/// transcripts dropped, the traces and the verdict returned. One ending, so
+/// the two runners record alike.
+pub(crate) async fn finish(debuggers: &mut [Box<dyn Debugger>], rec: Recorder, verdict: Verdict) -> RunOutcome {
     join_all(debuggers.iter_mut().map(|d| d.reset())).await;
     for d in debuggers.iter_mut() {
         d.take_transcript();

@@ -63,16 +63,7 @@ pub async fn run(
 ) -> RunOutcome {
     let mut rec = Recorder::new(debuggers);
     let verdict = drive(debuggers, subject, script, cfg, node_type, &mut rec).await;
-    join_all(debuggers.iter_mut().map(|d| d.reset())).await;
-    for d in debuggers.iter_mut() {
-        d.take_transcript();
-    }
-    let duration_ms = rec.ms();
-    RunOutcome {
-        verdict,
-        traces: rec.traces,
-        duration_ms,
-    }
+    engine::finish(debuggers, rec, verdict).await
 }
 
 async fn drive(
