@@ -12,7 +12,7 @@
 
 use crate::localize::{Observation, blame, rank_algorithms};
 use crate::technique_record::{GroupRecord, LocalizationRecord, RankedElement};
-use crate::verdict::{Candidate, Failure, FamilyVerdict, Vote};
+use crate::verdict::{Candidate, Failure, FamilyVerdict, FamilyVote, Vote};
 use doppel_engines::Family;
 use doppel_engines::coverage::{Catalogue, ProgramCoverage};
 use doppel_sbfl::{Formula, Ranking, formula::Er1b};
@@ -100,6 +100,15 @@ fn rank(
 
 /// The (target, failure key) pairs a finding test contributes to groups.
 fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
+    let transpiler = |f: &FamilyVote| match &f.verdict {
+        FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some((
+            "transpiler_bug".to_string(),
+            Target::Family(f.family),
+            f.family.to_string(),
+            x.key(),
+        )),
+        _ => None,
+    };
     match &o.vote.candidate {
         Candidate::EngineBug { .. } => o
             .vote
@@ -113,6 +122,12 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
                 )),
                 _ => None,
             })
+            .chain(
+                o.vote
+                    .failing_transpilers()
+                    .filter(|f| o.vote.also_transpiler_bugs.contains(&f.family))
+                    .filter_map(transpiler),
+            )
             .collect(),
         Candidate::SpecBug { families } => {
             let failure = o
@@ -126,19 +141,7 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
             let fams: Vec<String> = families.iter().map(|f| f.to_string()).collect();
             vec![("spec_bug".into(), Target::Spec, fams.join("+"), failure)]
         }
-        Candidate::TranspilerBug { .. } => o
-            .vote
-            .failing_transpilers()
-            .filter_map(|f| match &f.verdict {
-                FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some((
-                    "transpiler_bug".to_string(),
-                    Target::Family(f.family),
-                    f.family.to_string(),
-                    x.key(),
-                )),
-                _ => None,
-            })
-            .collect(),
+        Candidate::TranspilerBug { .. } => o.vote.failing_transpilers().filter_map(transpiler).collect(),
         Candidate::Engine262Bug => vec![(
             "engine262_bug".into(),
             Target::Spec,

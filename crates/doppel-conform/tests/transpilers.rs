@@ -80,3 +80,47 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
     );
     assert_eq!(g.tests, ["spread-set.js"]);
 }
+
+#[tokio::test]
+async fn transpilers_failing_where_another_engine_fails_too_are_candidates_beside_the_engine_bug() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/test262/transpile/destructure-non-iterable.js");
+    let test = load::load(&path, "destructure-non-iterable.js", None).expect("loads with the bundled harness");
+    let config = PanelConfig {
+        engines: ["v8-node", "quickjs-ng", "rhino", "babel", "typescript"]
+            .map(String::from)
+            .to_vec(),
+        ..PanelConfig::default()
+    };
+    let mut panel = Panel::new(&config, &EnginesConfig::default()).expect("panel");
+    assert!(panel.missing().is_empty(), "{:?}", panel.missing());
+    let catalogue = panel.catalogue().await.expect("engine262 catalogue");
+    let run = panel.run(&test).await;
+    let who: Vec<String> = run
+        .results
+        .iter()
+        .map(|r| format!("{}: {} {}", r.engine, r.outcome.label(), r.verdict.label()))
+        .collect();
+    assert_eq!(
+        run.vote.candidate,
+        Candidate::EngineBug {
+            families: vec![Family::Rhino]
+        },
+        "{who:?}"
+    );
+    assert_eq!(run.vote.also_transpiler_bugs, [Family::TypeScript], "{who:?}");
+    let mut tally = Tally::default();
+    tally.add(&test, &run, None);
+    panel.shutdown().await;
+    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
+    let mut found: Vec<(&str, &str)> = groups
+        .iter()
+        .map(|g| (g.candidate.as_str(), g.family.as_str()))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [("engine_bug", "rhino"), ("transpiler_bug", "typescript")],
+        "{groups:?}"
+    );
+}

@@ -469,6 +469,14 @@ pub struct Vote {
     pub transpilers: Vec<FamilyVote>,
     /// The conclusion.
     pub candidate: Candidate,
+    /// With an [`Candidate::EngineBug`] conclusion: the transpiler families
+    /// whose output fails on V8 while the untranspiled [`V8_BASELINE`] and
+    /// engine262 pass, transpiler-bug candidates beside the engine bug (a
+    /// transpiler runs its output on V8 alone, so another engine failing the
+    /// test says nothing about it). Empty otherwise; with an agreeing engine
+    /// vote they are the conclusion itself ([`Candidate::TranspilerBug`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_transpiler_bugs: Vec<Family>,
 }
 
 impl Vote {
@@ -491,6 +499,13 @@ impl Vote {
         let names = |fs: &[Family]| fs.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", ");
         match &self.candidate {
             Candidate::Agree => format!("all {} families taking part agree", self.taking_part),
+            Candidate::EngineBug { families } if !self.also_transpiler_bugs.is_empty() => format!(
+                "engine bug candidate: {} ({} of {} families failed); transpiler bug candidate: {} (untranspiled V8 agrees with engine262)",
+                names(families),
+                families.len(),
+                self.taking_part,
+                names(&self.also_transpiler_bugs)
+            ),
             Candidate::EngineBug { families } => format!(
                 "engine bug candidate: {} ({} of {} families failed)",
                 names(families),
@@ -543,6 +558,18 @@ pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
         .map(|f| f.family)
         .collect();
     let spec_failed = spec.is_some_and(|v| v.failure().is_some());
+    let v8_agrees = engines
+        .iter()
+        .any(|r| r.engine == V8_BASELINE && r.verdict == EngineVerdict::Pass);
+    let bad_transpilers: Vec<Family> = if v8_agrees && !spec_failed {
+        transpilers
+            .iter()
+            .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_) | FamilyVerdict::Split { .. }))
+            .map(|f| f.family)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let candidate = if taking_part == 0 {
         Candidate::NoQuorum {
             reason: "no engine family gave a verdict (unsupported features or host failures)".into(),
@@ -552,18 +579,12 @@ pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
     } else if spec_failed {
         Candidate::Engine262Bug
     } else if failed.is_empty() && split.is_empty() {
-        let v8_agrees = engines
-            .iter()
-            .any(|r| r.engine == V8_BASELINE && r.verdict == EngineVerdict::Pass);
-        let bad: Vec<Family> = transpilers
-            .iter()
-            .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_) | FamilyVerdict::Split { .. }))
-            .map(|f| f.family)
-            .collect();
-        if v8_agrees && !bad.is_empty() {
-            Candidate::TranspilerBug { families: bad }
-        } else {
+        if bad_transpilers.is_empty() {
             Candidate::Agree
+        } else {
+            Candidate::TranspilerBug {
+                families: bad_transpilers.clone(),
+            }
         }
     } else {
         let mut fs = failed;
@@ -571,11 +592,16 @@ pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
         fs.sort();
         Candidate::EngineBug { families: fs }
     };
+    let also_transpiler_bugs = match candidate {
+        Candidate::EngineBug { .. } => bad_transpilers,
+        _ => Vec::new(),
+    };
     Vote {
         families,
         taking_part,
         transpilers,
         candidate,
+        also_transpiler_bugs,
     }
 }
 

@@ -267,6 +267,31 @@ fn transpilers_vote_apart_and_need_the_untranspiled_v8_to_agree() {
         rs.push(result(n, f, failure()));
     }
     assert_eq!(vote(&rs, None).candidate.name(), "transpiler_bug");
+    // Another engine fails too (all four transpilers make `async function`
+    // constructible; JSC and njs fail that test): the engine bug is the
+    // conclusion and the transpilers are candidates beside it.
+    let mut rs = engines();
+    rs[1].verdict = failure();
+    rs.push(result("typescript", Family::TypeScript, failure()));
+    rs.push(result("babel", Family::Babel, EngineVerdict::Pass));
+    let v = vote(&rs, None);
+    assert_eq!(
+        v.candidate,
+        Candidate::EngineBug {
+            families: vec![Family::JavaScriptCore]
+        }
+    );
+    assert_eq!(v.also_transpiler_bugs, [Family::TypeScript]);
+    assert!(
+        v.summary().contains("transpiler bug candidate: typescript"),
+        "{}",
+        v.summary()
+    );
+    // ... but not when V8 itself fails, nor when engine262 fails the test's expectation.
+    rs[0].verdict = failure();
+    assert!(vote(&rs, None).also_transpiler_bugs.is_empty());
+    rs[0].verdict = EngineVerdict::Pass;
+    assert!(vote(&rs, Some(&failure())).also_transpiler_bugs.is_empty());
 }
 
 #[test]
