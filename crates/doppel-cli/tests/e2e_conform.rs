@@ -357,6 +357,13 @@ fn a_padded_engine_bug_is_reduced_to_a_few_lines_that_fail_on_that_engine_only()
         show.contains("reduced test:") && show.contains("reduced test per engine"),
         "{show}"
     );
+    // The probes asked the warm panel.
+    let answered: usize = show
+        .lines()
+        .find_map(|l| l.trim().strip_suffix(" probes answered by the warm panel"))
+        .and_then(|n| n.rsplit(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no warm-probe note in {show}"));
+    assert!(answered >= 3, "{answered} probes: {show}");
     let repro = dir.path().join("repro");
     let r = doppel(&db, &["repro", &id, "--out", repro.to_str().unwrap()]);
     assert!(r.status.success(), "{}", text(&r));

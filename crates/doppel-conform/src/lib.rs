@@ -39,6 +39,7 @@ pub mod group;
 pub mod localize;
 pub mod matrix;
 pub mod reduce;
+pub mod reduce_server;
 pub mod technique;
 pub mod technique_campaign;
 pub mod technique_pages;

@@ -113,6 +113,10 @@ pub struct ReduceCase {
     pub parses: bool,
     /// Where the smallest interesting body so far is kept (`best.js`).
     pub best: Option<PathBuf>,
+    /// The Unix socket of the warm probe ([`crate::reduce_server`]) while
+    /// the reduction runs; `None`: each probe runs its own panel.
+    #[serde(default)]
+    pub server: Option<PathBuf>,
 }
 
 /// The test's text split after its front matter: (head, body). A text
@@ -154,6 +158,7 @@ impl ReduceCase {
             pattern: Pattern::of_run(&t.run),
             parses: doppel_lang::js::syntax_errors(source).is_empty(),
             best: None,
+            server: None,
         })
     }
 
@@ -179,6 +184,17 @@ impl ReduceCase {
 ///
 /// Errors (outer): the panel cannot be made (engine262 missing), I/O.
 pub async fn probe(case: &ReduceCase, body: &str) -> anyhow::Result<Result<TestRun, String>> {
+    let mut panel = Panel::new(&case.panel, &EnginesConfig::default())?;
+    let judged = probe_on(&mut panel, case, body).await;
+    panel.shutdown().await;
+    judged
+}
+
+/// [`probe`] on `panel` (made from `case.panel`, possibly warm from earlier
+/// probes: [`crate::reduce_server`]).
+///
+/// Errors: I/O of the best-keeping.
+pub async fn probe_on(panel: &mut Panel, case: &ReduceCase, body: &str) -> anyhow::Result<Result<TestRun, String>> {
     let test = case.variant(body);
     let errors = doppel_lang::js::syntax_errors(&test.script.source);
     if errors.is_empty() != case.parses {
@@ -187,9 +203,7 @@ pub async fn probe(case: &ReduceCase, body: &str) -> anyhow::Result<Result<TestR
             None => "parses where the original does not".into(),
         }));
     }
-    let mut panel = Panel::new(&case.panel, &EnginesConfig::default())?;
     let run = panel.run(&test).await;
-    panel.shutdown().await;
     let got = Pattern::of_run(&run);
     if got != case.pattern {
         return Ok(Err(format!("verdicts {}", got.describe())));
@@ -286,14 +300,15 @@ fn outcomes(run: &TestRun) -> Vec<EngineOutcome> {
 
 /// Reduces the test of `t` (a group's representative) within `budget`,
 /// working in `work` (created), treereduce calling
-/// `<doppel_exe> conform-probe --case <work>/case.json @@` on each variant.
-/// Never fails: every problem is a [`ReductionOutcome::NotReduced`] with
+/// `<doppel_exe> conform-probe --case <work>/case.json @@` on each variant,
+/// which asks this process's warm panel when `warm_probe`
+/// ([`crate::reduce_server`]), else runs a panel of its own. Never fails: every problem is a [`ReductionOutcome::NotReduced`] with
 /// its reason.
-pub async fn reduce(t: &TestRecord, doppel_exe: &Path, work: &Path, budget: Duration) -> Reduction {
+pub async fn reduce(t: &TestRecord, doppel_exe: &Path, work: &Path, budget: Duration, warm_probe: bool) -> Reduction {
     let started = Instant::now();
     let original_lines = t.test.text.lines().count();
     let mut notes = Vec::new();
-    let result = attempt(t, doppel_exe, work, budget, &mut notes).await;
+    let result = attempt(t, doppel_exe, work, budget, warm_probe, &mut notes).await;
     let seconds = started.elapsed().as_secs_f64();
     match result {
         Ok((text, run)) => Reduction {
@@ -322,6 +337,7 @@ async fn attempt(
     doppel_exe: &Path,
     work: &Path,
     budget: Duration,
+    warm_probe: bool,
     notes: &mut Vec<String>,
 ) -> Result<(String, TestRun), String> {
     let reducer = Reducer::find(doppel_core::Language::JavaScript).map_err(|e| e.to_string())?;
@@ -332,6 +348,17 @@ async fn attempt(
     let best = work.join("best.js");
     let _ = std::fs::remove_file(&best);
     case.best = Some(best.clone());
+    // The warm probe's socket: a short path (sun_path holds 108 bytes).
+    let socket_dir = tempfile::Builder::new()
+        .prefix("doppel-probe")
+        .tempdir()
+        .map_err(|e| format!("a directory for the probe socket: {e}"))?;
+    let socket = socket_dir.path().join("s");
+    let listener =
+        tokio::net::UnixListener::bind(&socket).map_err(|e| format!("probe socket {}: {e}", socket.display()))?;
+    if warm_probe {
+        case.server = Some(socket.clone());
+    }
     let case_json = work.join("case.json");
     let json = serde_json::to_string(&case).map_err(|e| e.to_string())?;
     std::fs::write(&case_json, json).map_err(io)?;
@@ -349,10 +376,34 @@ async fn attempt(
         "@@".into(),
     ];
     let cmd = treereduce_command(&reducer.exe, &work, "original.js", &out, per_check, &check);
-    let end = reducer
-        .run(cmd, budget, &work.join("reducer.log"))
-        .await
-        .map_err(|e| format!("{e:#}"))?;
+    let served = case.clone();
+    let log = work.join("reducer.log");
+    let reducing = reducer.run(cmd, budget, &log);
+    tokio::pin!(reducing);
+    let answered = std::cell::Cell::new(0);
+    let serving = async {
+        if warm_probe {
+            crate::reduce_server::serve(&served, listener, &answered).await
+        } else {
+            std::future::pending().await
+        }
+    };
+    let end = tokio::select! {
+        end = &mut reducing => end,
+        stopped = serving => {
+            // Each probe then runs its own panel, as without the server.
+            notes.push(format!(
+                "the warm probe stopped ({:#}); the probes ran their own panels",
+                stopped.err().unwrap_or_else(|| anyhow::anyhow!("it ended"))
+            ));
+            reducing.await
+        }
+    }
+    .map_err(|e| format!("{e:#}"))?;
+    if warm_probe {
+        notes.push(format!("{} probes answered by the warm panel", answered.get()));
+    }
+    case.server = None;
     match end {
         ReducerEnd::Finished => {}
         ReducerEnd::Budget => notes.push(format!(

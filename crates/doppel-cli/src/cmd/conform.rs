@@ -78,6 +78,11 @@ pub struct PanelArgs {
     /// Wall-time budget of the reduction of one group's representative, seconds.
     #[arg(long, default_value_t = 60)]
     pub reduce_seconds: u64,
+    /// Each reduction probe starts its own panel instead of asking the warm
+    /// one the reducing doppel keeps (the behaviour before the warm probe,
+    /// for comparison: about 9x fewer probes per second).
+    #[arg(long)]
+    pub cold_probe: bool,
     #[command(flatten)]
     pub runner: RunnerArgs,
 }
@@ -502,6 +507,7 @@ impl Session {
                 &tally.observed,
                 &mut groups,
                 Duration::from_secs(self.args.reduce_seconds.max(1)),
+                !self.args.cold_probe,
             )
             .await;
         }

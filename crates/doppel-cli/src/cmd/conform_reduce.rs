@@ -28,9 +28,29 @@ pub struct ProbeArgs {
 /// `doppel conform-probe`: exit 0 iff the variant keeps the verdict pattern.
 pub async fn probe(a: ProbeArgs) -> anyhow::Result<ExitCode> {
     let case: ReduceCase = serde_json::from_str(&std::fs::read_to_string(&a.case)?)?;
-    let body = std::fs::read_to_string(&a.body)?;
-    match probe_variant(&case, &body).await? {
-        Ok(_) => Ok(ExitCode::SUCCESS),
+    // The warm panel of the reducing doppel first; its own panel if it cannot be asked.
+    let warm = match &case.server {
+        Some(socket) => {
+            let wait = case.panel.spec_run.timeout + case.panel.run.timeout * 2 + Duration::from_secs(30);
+            match doppel_conform::reduce_server::ask(socket, &a.body, wait).await {
+                Ok(answer) => Some(answer),
+                Err(e) => {
+                    eprintln!("doppel conform-probe: the warm probe did not answer ({e:#}); running a panel");
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let verdict = match warm {
+        Some(answer) => answer.map_or(Ok(()), Err),
+        None => {
+            let body = std::fs::read_to_string(&a.body)?;
+            probe_variant(&case, &body).await?.map(|_| ())
+        }
+    };
+    match verdict {
+        Ok(()) => Ok(ExitCode::SUCCESS),
         Err(why) => {
             eprintln!("doppel conform-probe: not the same verdicts: {why}");
             Ok(ExitCode::from(1))
@@ -53,7 +73,7 @@ async fn run_id_of(store: &Store, campaign: &str, o: &Observed) -> anyhow::Resul
 
 /// Reduces the representative of each of `groups` (a test that is the
 /// representative of several groups is reduced once) within `per_group`
-/// each; sets each group's reduction and representative run, and stores
+/// each, the probes asking one warm panel when `warm_probe`; sets each group's reduction and representative run, and stores
 /// the representative's test record again with its reduction. Problems are
 /// printed and leave the group unreduced.
 pub async fn reduce_groups(
@@ -63,6 +83,7 @@ pub async fn reduce_groups(
     observed: &[Observed],
     groups: &mut [GroupRecord],
     per_group: Duration,
+    warm_probe: bool,
 ) {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
@@ -106,7 +127,7 @@ pub async fn reduce_groups(
             continue;
         };
         let work = root.join(format!("{}-{}", sanitize(campaign), i + 1));
-        let r = reduce(&t, &exe, &work, per_group).await;
+        let r = reduce(&t, &exe, &work, per_group, warm_probe).await;
         eprintln!(
             "group {} ({} {} {}): {}",
             i + 1,
