@@ -100,9 +100,10 @@ fn rank(
 
 /// The (target, failure key) pairs a finding test contributes to groups.
 fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
-    let transpiler = |f: &FamilyVote| match &f.verdict {
+    // A failing family's membership in a group of `candidate`.
+    let member = |candidate: &str, f: &FamilyVote| match &f.verdict {
         FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some((
-            "transpiler_bug".to_string(),
+            candidate.to_string(),
             Target::Family(f.family),
             f.family.to_string(),
             x.key(),
@@ -113,20 +114,12 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
         Candidate::EngineBug { .. } => o
             .vote
             .failing()
-            .filter_map(|f| match &f.verdict {
-                FamilyVerdict::Fail(x) | FamilyVerdict::Split { failure: x, .. } => Some((
-                    "engine_bug".to_string(),
-                    Target::Family(f.family),
-                    f.family.to_string(),
-                    x.key(),
-                )),
-                _ => None,
-            })
+            .filter_map(|f| member("engine_bug", f))
             .chain(
                 o.vote
                     .failing_transpilers()
                     .filter(|f| o.vote.also_transpiler_bugs.contains(&f.family))
-                    .filter_map(transpiler),
+                    .filter_map(|f| member("transpiler_bug", f)),
             )
             .collect(),
         Candidate::SpecBug { families } => {
@@ -141,7 +134,11 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
             let fams: Vec<String> = families.iter().map(|f| f.to_string()).collect();
             vec![("spec_bug".into(), Target::Spec, fams.join("+"), failure)]
         }
-        Candidate::TranspilerBug { .. } => o.vote.failing_transpilers().filter_map(transpiler).collect(),
+        Candidate::TranspilerBug { .. } => o
+            .vote
+            .failing_transpilers()
+            .filter_map(|f| member("transpiler_bug", f))
+            .collect(),
         Candidate::Engine262Bug => vec![(
             "engine262_bug".into(),
             Target::Spec,

@@ -8,19 +8,23 @@
 
 use doppel_conform::group::group;
 use doppel_conform::matrix::{Tally, load};
-use doppel_conform::verdict::panel::{Panel, PanelConfig};
+use doppel_conform::verdict::panel::{ConformTest, Panel, PanelConfig, TestRun};
 use doppel_conform::verdict::{Candidate, FamilyVerdict};
+use doppel_engines::coverage::Catalogue;
 use doppel_engines::{EnginesConfig, Family};
 use std::path::PathBuf;
 
-#[tokio::test]
-async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/test262/transpile/spread-set.js");
-    let test = load::load(&path, "spread-set.js", None).expect("loads with the bundled harness");
+/// Runs the bundled test `name` (tests/data/test262/transpile) on a panel
+/// of `engines` (of `families` engine families, transpilers not counted)
+/// plus engine262: the test, its run, the catalogue, and each engine's
+/// outcome and verdict (for messages); the panel is shut down.
+async fn run_bundled(name: &str, engines: &[&str], families: usize) -> (ConformTest, TestRun, Catalogue, Vec<String>) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/test262/transpile")
+        .join(name);
+    let test = load::load(&path, name, None).expect("loads with the bundled harness");
     let config = PanelConfig {
-        engines: ["v8-node", "quickjs-ng", "babel", "swc", "esbuild", "typescript"]
-            .map(String::from)
-            .to_vec(),
+        engines: engines.iter().map(|e| e.to_string()).collect(),
         ..PanelConfig::default()
     };
     let mut panel = Panel::new(&config, &EnginesConfig::default()).expect("panel");
@@ -29,14 +33,26 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
         "install scripts/deps/setup-engines.sh and setup-transpilers.sh: {:?}",
         panel.missing()
     );
-    assert_eq!(panel.families(), 2, "transpilers are not engine families");
+    assert_eq!(panel.families(), families, "transpilers are not engine families");
     let catalogue = panel.catalogue().await.expect("engine262 catalogue");
     let run = panel.run(&test).await;
-    let who: Vec<String> = run
+    panel.shutdown().await;
+    let who = run
         .results
         .iter()
         .map(|r| format!("{}: {} {}", r.engine, r.outcome.label(), r.verdict.label()))
         .collect();
+    (test, run, catalogue, who)
+}
+
+#[tokio::test]
+async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
+    let (test, run, catalogue, who) = run_bundled(
+        "spread-set.js",
+        &["v8-node", "quickjs-ng", "babel", "swc", "esbuild", "typescript"],
+        2,
+    )
+    .await;
     assert_eq!(
         run.vote.candidate,
         Candidate::TranspilerBug {
@@ -68,7 +84,6 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
     assert!(run.vote.summary().starts_with("transpiler bug candidate: typescript"));
     let mut tally = Tally::default();
     tally.add(&test, &run, None);
-    panel.shutdown().await;
     let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
     let g = groups
         .iter()
@@ -83,24 +98,12 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
 
 #[tokio::test]
 async fn transpilers_failing_where_another_engine_fails_too_are_candidates_beside_the_engine_bug() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/test262/transpile/destructure-non-iterable.js");
-    let test = load::load(&path, "destructure-non-iterable.js", None).expect("loads with the bundled harness");
-    let config = PanelConfig {
-        engines: ["v8-node", "quickjs-ng", "rhino", "babel", "typescript"]
-            .map(String::from)
-            .to_vec(),
-        ..PanelConfig::default()
-    };
-    let mut panel = Panel::new(&config, &EnginesConfig::default()).expect("panel");
-    assert!(panel.missing().is_empty(), "{:?}", panel.missing());
-    let catalogue = panel.catalogue().await.expect("engine262 catalogue");
-    let run = panel.run(&test).await;
-    let who: Vec<String> = run
-        .results
-        .iter()
-        .map(|r| format!("{}: {} {}", r.engine, r.outcome.label(), r.verdict.label()))
-        .collect();
+    let (test, run, catalogue, who) = run_bundled(
+        "destructure-non-iterable.js",
+        &["v8-node", "quickjs-ng", "rhino", "babel", "typescript"],
+        3,
+    )
+    .await;
     assert_eq!(
         run.vote.candidate,
         Candidate::EngineBug {
@@ -111,7 +114,6 @@ async fn transpilers_failing_where_another_engine_fails_too_are_candidates_besid
     assert_eq!(run.vote.also_transpiler_bugs, [Family::TypeScript], "{who:?}");
     let mut tally = Tally::default();
     tally.add(&test, &run, None);
-    panel.shutdown().await;
     let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
     let mut found: Vec<(&str, &str)> = groups
         .iter()
