@@ -302,8 +302,8 @@ fn outcomes(run: &TestRun) -> Vec<EngineOutcome> {
 /// working in `work` (created), treereduce calling
 /// `<doppel_exe> conform-probe --case <work>/case.json @@` on each variant,
 /// which asks this process's warm panel when `warm_probe`
-/// ([`crate::reduce_server`]), else runs a panel of its own. Never fails: every problem is a [`ReductionOutcome::NotReduced`] with
-/// its reason.
+/// ([`crate::reduce_server`]), else runs a panel of its own. Never fails:
+/// every problem is a [`ReductionOutcome::NotReduced`] with its reason.
 pub async fn reduce(t: &TestRecord, doppel_exe: &Path, work: &Path, budget: Duration, warm_probe: bool) -> Reduction {
     let started = Instant::now();
     let original_lines = t.test.text.lines().count();

@@ -355,7 +355,7 @@ pub struct EngineResult {
     /// The verdict against the test's expectation.
     pub verdict: EngineVerdict,
     /// Whether the engine's first run timed out and this is a second run
-    /// (in a fresh worker), which confirms or replaces the timeout: a
+    /// (a fresh worker or process), which confirms or replaces the timeout: a
     /// `timeout` verdict always held twice.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timeout_retried: bool,

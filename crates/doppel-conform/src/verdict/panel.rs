@@ -417,10 +417,11 @@ impl Panel {
 }
 
 /// Confirms every engine's timeout (on a test engine262 finished) with a
-/// second run in a fresh worker (the timed-out one was killed; start-up is
-/// not timed): a cold start (a JVM's first script, a cold page cache) or a
-/// loaded machine can hold one run past the timeout, and a timeout that does
-/// not repeat is not an engine's failure. The second run's result replaces
+/// second run: in a fresh worker for a worker engine (the timed-out one was
+/// killed; a worker's start-up is not timed), in a new process for a
+/// process-per-script engine (Rhino's JVM, now with a warm page cache). A
+/// cold start or a loaded machine can hold one run past the timeout, and a
+/// timeout that does not repeat is not an engine's failure. The second run's result replaces
 /// the first. Answers, per slot, whether it was run again.
 async fn confirm_timeouts(slots: &mut [Slot], script: &Script, run: &RunOptions, raw: &mut [RunResult]) -> Vec<bool> {
     let again: Vec<bool> = raw.iter().map(|r| r.outcome == Outcome::Timeout).collect();
