@@ -348,17 +348,20 @@ async fn attempt(
     let best = work.join("best.js");
     let _ = std::fs::remove_file(&best);
     case.best = Some(best.clone());
-    // The warm probe's socket: a short path (sun_path holds 108 bytes).
+    // The warm probe's socket, in a short path (sun_path holds 108 bytes).
     let socket_dir = tempfile::Builder::new()
         .prefix("doppel-probe")
         .tempdir()
         .map_err(|e| format!("a directory for the probe socket: {e}"))?;
-    let socket = socket_dir.path().join("s");
-    let listener =
-        tokio::net::UnixListener::bind(&socket).map_err(|e| format!("probe socket {}: {e}", socket.display()))?;
-    if warm_probe {
-        case.server = Some(socket.clone());
-    }
+    let listener = if warm_probe {
+        let socket = socket_dir.path().join("s");
+        let l =
+            tokio::net::UnixListener::bind(&socket).map_err(|e| format!("probe socket {}: {e}", socket.display()))?;
+        case.server = Some(socket);
+        Some(l)
+    } else {
+        None
+    };
     let case_json = work.join("case.json");
     let json = serde_json::to_string(&case).map_err(|e| e.to_string())?;
     std::fs::write(&case_json, json).map_err(io)?;
@@ -382,10 +385,9 @@ async fn attempt(
     tokio::pin!(reducing);
     let answered = std::cell::Cell::new(0);
     let serving = async {
-        if warm_probe {
-            crate::reduce_server::serve(&served, listener, &answered).await
-        } else {
-            std::future::pending().await
+        match listener {
+            Some(l) => crate::reduce_server::serve(&served, l, &answered).await,
+            None => std::future::pending().await,
         }
     };
     let end = tokio::select! {
