@@ -56,7 +56,7 @@ fn command(engine: &str) -> Option<&'static str> {
         "duktape" => "duk prepared.js",
         "njs" => "njs prepared.js",
         "mujs" => "mujs prepared.js",
-        "rhino" => "rhino -version 200 prepared.js",
+        "rhino" => "rhino -version 200 -opt -1 prepared.js",
         _ => return None,
     })
 }

@@ -316,7 +316,8 @@ async fn rhino() {
         "rhino",
         Quirks {
             dup_let: Some("TypeError"),
-            ..SHELL
+            level: None,
+            ..EXACT
         },
     )
     .await;
