@@ -174,6 +174,10 @@ pub struct ProcessGuard {
     group: Option<std::path::PathBuf>,
     /// Its v1 pids group (`crate::cgroup::new_tool_pids_group`), if any.
     limit: Option<std::path::PathBuf>,
+    /// Whether [`ProcessGuard::kill_tree`] has run: the child is reaped and
+    /// its tree gone, so a second call (the drop after an explicit kill)
+    /// does not scan `/proc` again.
+    killed: bool,
 }
 
 /// Spawns `cmd` in its own process group (and network namespace, if asked and
@@ -254,6 +258,7 @@ pub fn spawn(mut cmd: Command, sandbox: Sandbox) -> io::Result<ProcessGuard> {
         network_isolated: isolate,
         group,
         limit,
+        killed: false,
     })
 }
 
@@ -427,9 +432,30 @@ impl ProcessGuard {
             .and_then(Result::ok)
     }
 
-    /// Kills the child and every descendant with `SIGKILL`, and reaps the child.
+    /// Kills the child and every descendant with `SIGKILL`, and reaps the
+    /// child. Blocks (a `/proc` scan, waits of a few milliseconds for killed
+    /// processes to finish exiting): async callers with other work on their
+    /// task run it in `tokio::task::spawn_blocking`. A second call does nothing.
     pub fn kill_tree(&mut self) {
-        kill_tree(self.pid);
+        if std::mem::replace(&mut self.killed, true) {
+            return;
+        }
+        if self.has_exited() {
+            // Exited and reaped: its descendants were reparented when it
+            // exited, so a `/proc` scan by parent finds none of them (and its
+            // pid may be reused). What is left of its tree is in its process
+            // group (its pid: `process_group(0)`) and in its cgroup, killed
+            // below. This is the common end of a tool that ran to completion,
+            // and the scan was most of doppel's own CPU time on a panel of
+            // process-per-script engines (`doppel bench conform`).
+            kill_program_group(self.pid);
+            if self.pid > 1 {
+                // SAFETY: kill(2) with a negative process group id.
+                unsafe { libc::kill(-(self.pid as libc::pid_t), libc::SIGKILL) };
+            }
+        } else {
+            kill_tree(self.pid);
+        }
         if let Some(g) = self.group.take() {
             crate::cgroup::kill_group(&g);
         }
@@ -753,6 +779,46 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(50)).await;
         for p in tree {
             assert!(!alive(p), "descendant {p} survived");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_exited_leaves_no_orphan() {
+        // The shell exits at once, leaving a sleep in its process group and
+        // one in a session of its own: reparented, so no scan by parent finds
+        // them; the process group and the cgroup do.
+        let mut cmd = piped("sh");
+        cmd.arg("-c").arg("setsid sleep 60 & echo $!; sleep 60 & echo $!");
+        let mut guard = spawn(cmd, Sandbox { isolate_network: false }).unwrap();
+        use tokio::io::AsyncBufReadExt;
+        // Line by line: the sleeps hold the pipe open, so it has no end yet.
+        let mut lines = tokio::io::BufReader::new(guard.child_mut().stdout.take().unwrap()).lines();
+        let mut pids = Vec::new();
+        while pids.len() < 2 {
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await
+                .expect("the shell's output within 10 s")
+                .unwrap()
+                .expect("two pids");
+            pids.push(line.trim().parse::<u32>().unwrap());
+        }
+        assert!(guard.wait_timeout(Duration::from_secs(10)).await.is_some());
+        assert!(
+            pids.iter().all(|&p| alive(p)),
+            "the sleeps outlive the shell until the kill"
+        );
+        let in_cgroup = guard.group.is_some();
+        guard.kill_tree();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!alive(pids[1]), "the orphan in the tool's process group survived");
+        if in_cgroup {
+            assert!(
+                !alive(pids[0]),
+                "the orphan in its own session survived its tool's cgroup"
+            );
+        } else {
+            // Without a cgroup of its own (not root): only rlimits and process groups.
+            unsafe { libc::kill(pids[0] as libc::pid_t, libc::SIGKILL) };
         }
     }
 

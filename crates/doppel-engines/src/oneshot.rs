@@ -4,7 +4,7 @@
 //! and output into an [`Outcome`].
 
 use crate::outcome::{Outcome, RunOptions, RunResult, cap_output};
-use doppel_core::process::{Limits, Sandbox, piped, spawn};
+use doppel_core::process::{Limits, ProcessGuard, Sandbox, piped, spawn};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -57,48 +57,12 @@ pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunRe
             millis: started.elapsed().as_millis() as u64,
         }
     };
-    let dir = match tempfile::Builder::new().prefix("doppel-engine-").tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            return done(
-                Outcome::HostError {
-                    reason: format!("temp dir: {e}"),
-                },
-                String::new(),
-                false,
-            );
-        }
+    // Started on this task, not the blocking pool: the child's parent-death
+    // signal follows the spawning thread, and the pool's threads end when idle.
+    let (_dir, mut guard) = match start(cmd, source, opts.timeout) {
+        Ok(started) => started,
+        Err(reason) => return done(Outcome::HostError { reason }, String::new(), false),
     };
-    let file = dir.path().join("test.js");
-    if let Err(e) = std::fs::write(&file, source) {
-        return done(
-            Outcome::HostError {
-                reason: format!("writing the script: {e}"),
-            },
-            String::new(),
-            false,
-        );
-    }
-    let mut command = piped(&cmd.program.to_string_lossy());
-    command.args(&cmd.args).arg(&file).args(&cmd.args_after);
-    command.stdin(std::process::Stdio::null());
-    let mut guard = match spawn(command, Sandbox::default()) {
-        Ok(g) => g,
-        Err(e) => {
-            let reason = format!("cannot start {}: {e}", cmd.program.display());
-            return done(Outcome::HostError { reason }, String::new(), false);
-        }
-    };
-    if let Some(limits) = cmd.limits {
-        let limits = Limits {
-            cpu_seconds: opts.timeout.as_secs() + 5,
-            ..limits
-        };
-        if let Err(e) = limits.apply_to(guard.pid()) {
-            // Gone already (it ran in microseconds) or not permitted: the timeout still holds.
-            tracing::debug!("limits on {}: {e}", cmd.program.display());
-        }
-    }
     let child = guard.child_mut();
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
         return done(
@@ -113,14 +77,25 @@ pub async fn run(cmd: &OneShotCommand, source: &str, opts: &RunOptions) -> RunRe
     let read_out = tokio::spawn(read_capped(out, cap));
     let read_err = tokio::spawn(read_capped(err, cap));
     let status = guard.wait_timeout(opts.timeout).await;
-    let Some(status) = status else {
+    // The shell is gone (or timed out); its tree goes too, off this task (a
+    // `/proc` scan and short waits). Its pipes close unless a grandchild held them.
+    let _guard = match tokio::task::spawn_blocking(move || {
         guard.kill_tree();
+        guard
+    })
+    .await
+    {
+        Ok(g) => Some(g),
+        Err(e) => {
+            tracing::warn!("killing the shell's tree: {e}");
+            None
+        }
+    };
+    let Some(status) = status else {
         read_out.abort();
         read_err.abort();
         return done(Outcome::Timeout, String::new(), false);
     };
-    // The shell is gone; its pipes close unless a grandchild holds them.
-    guard.kill_tree();
     // Bounded: a descendant that escaped the kill could hold the pipes open.
     let drain = std::time::Duration::from_secs(2);
     let (stdout, out_cut) = tokio::time::timeout(drain, read_out)
@@ -223,4 +198,37 @@ mod tests {
         assert_eq!(ctor("[object Object]"), None);
         assert_eq!(ctor("/tmp/t.js:1:9: error: invalid expression"), None);
     }
+}
+
+/// Writes `source` into a fresh temporary directory and starts `cmd` on it,
+/// confined (`doppel_core::process::spawn`, `cmd.limits` with a CPU limit of
+/// `timeout` + 5 s). Returns the directory (removed on drop) and
+/// the running shell, or why it could not start.
+fn start(
+    cmd: &OneShotCommand,
+    source: &str,
+    timeout: std::time::Duration,
+) -> Result<(tempfile::TempDir, ProcessGuard), String> {
+    let dir = tempfile::Builder::new()
+        .prefix("doppel-engine-")
+        .tempdir()
+        .map_err(|e| format!("temp dir: {e}"))?;
+    let file = dir.path().join("test.js");
+    std::fs::write(&file, source).map_err(|e| format!("writing the script: {e}"))?;
+    let mut command = piped(&cmd.program.to_string_lossy());
+    command.args(&cmd.args).arg(&file).args(&cmd.args_after);
+    command.stdin(std::process::Stdio::null());
+    let guard =
+        spawn(command, Sandbox::default()).map_err(|e| format!("cannot start {}: {e}", cmd.program.display()))?;
+    if let Some(limits) = cmd.limits {
+        let limits = Limits {
+            cpu_seconds: timeout.as_secs() + 5,
+            ..limits
+        };
+        if let Err(e) = limits.apply_to(guard.pid()) {
+            // Gone already (it ran in microseconds) or not permitted: the timeout still holds.
+            tracing::debug!("limits on {}: {e}", cmd.program.display());
+        }
+    }
+    Ok((dir, guard))
 }

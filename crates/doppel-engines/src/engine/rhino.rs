@@ -41,4 +41,3 @@ fn create(cfg: &EnginesConfig) -> Result<Box<dyn Engine>, EngineError> {
     let mode = "worker: initStandardObjects() per script (interpreter)";
     Ok(hosted(cfg, "rhino", Family::Rhino, version, mode, Launch::Worker(cmd)))
 }
-
