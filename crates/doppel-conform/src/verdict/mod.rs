@@ -359,6 +359,15 @@ pub struct EngineResult {
     /// `timeout` verdict always held twice.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timeout_retried: bool,
+    /// Whether the engine is ES5-level (its feature probe finds ES2015
+    /// incomplete, `FeatureSet::level` is `None`). It votes, but [`vote`]
+    /// does not let it make a test a specification candidate: such engines
+    /// fail ES2015 semantics of ES5 syntax (completion values, `with` and
+    /// `@@unscopables`) that no feature tag names, so on a test262 sample
+    /// five of them plus one modern family made "most families" (11 false
+    /// specification candidates, docs/results/conformance.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy: bool,
 }
 
 /// How a family voted.
@@ -406,8 +415,9 @@ pub enum Candidate {
         /// The failing (or split) families.
         families: Vec<Family>,
     },
-    /// Most families failed (more than half of those taking part): the
-    /// test, that is engine262's reading of the specification, or the
+    /// Most families failed (more than half of those taking part, counting
+    /// only modern families when any takes part, see [`EngineResult::legacy`]):
+    /// the test, that is engine262's reading of the specification, or the
     /// specification itself is suspect (JEST §III-E).
     SpecBug {
         /// The failing families.
@@ -570,11 +580,30 @@ pub fn vote(results: &[EngineResult], spec: Option<&EngineVerdict>) -> Vote {
     } else {
         Vec::new()
     };
+    // "Most families" counts the modern families (ES2015 and later) when
+    // any takes part: ES5-level ones fail what they never implemented.
+    let legacy: Vec<Family> = engines.iter().filter(|r| r.legacy).map(|r| r.family).collect();
+    let modern = |f: &&FamilyVote| !legacy.contains(&f.family);
+    let modern_taking_part = families
+        .iter()
+        .filter(modern)
+        .filter(|f| f.verdict != FamilyVerdict::Abstain)
+        .count();
+    let modern_failed = families
+        .iter()
+        .filter(modern)
+        .filter(|f| matches!(f.verdict, FamilyVerdict::Fail(_)))
+        .count();
+    let most_failed = if modern_taking_part > 0 {
+        modern_failed * 2 > modern_taking_part
+    } else {
+        failed.len() * 2 > taking_part
+    };
     let candidate = if taking_part == 0 {
         Candidate::NoQuorum {
             reason: "no engine family gave a verdict (unsupported features or host failures)".into(),
         }
-    } else if failed.len() * 2 > taking_part {
+    } else if most_failed {
         Candidate::SpecBug { families: failed }
     } else if spec_failed {
         Candidate::Engine262Bug

@@ -139,6 +139,31 @@ pub enum PanelError {
 struct Slot {
     member: Member,
     engine: Box<dyn Engine>,
+    /// Whether its feature probe finds it ES5-level
+    /// ([`super::EngineResult::legacy`]); read once, on its first verdict.
+    legacy: Option<bool>,
+}
+
+impl Slot {
+    /// Whether the engine is ES5-level. A probe that fails counts as modern:
+    /// the engine then votes as it always did.
+    async fn legacy(&mut self) -> bool {
+        if let Some(l) = self.legacy {
+            return l;
+        }
+        let l = match self.engine.features().await {
+            Ok(set) => set.level().is_none(),
+            Err(e) => {
+                tracing::warn!(
+                    "{}: no feature level ({e}); it votes as a modern engine",
+                    self.member.info.name
+                );
+                false
+            }
+        };
+        self.legacy = Some(l);
+        l
+    }
 }
 
 /// The engines and engine262, warm.
@@ -189,6 +214,7 @@ impl Panel {
                         traits: e.traits,
                     },
                     engine,
+                    legacy: None,
                 }),
                 Err(err) => missing.push(Missing {
                     engine: e.name.to_string(),
@@ -310,13 +336,19 @@ impl Panel {
             millis: spec_result.millis,
             verdict: spec_verdict,
             timeout_retried: false,
+            legacy: false,
         };
+        let mut legacy = Vec::with_capacity(slots.len());
+        for s in slots.iter_mut() {
+            legacy.push(s.legacy().await);
+        }
         let results: Vec<EngineResult> = match (&expected, raw) {
             (Some(e), Some(raw)) => slots
                 .iter()
                 .zip(raw)
                 .zip(retried)
-                .map(|((s, r), retried)| EngineResult {
+                .zip(legacy)
+                .map(|(((s, r), retried), legacy)| EngineResult {
                     engine: s.member.info.name.clone(),
                     family: s.member.info.family,
                     version: s.member.info.version.clone(),
@@ -325,6 +357,7 @@ impl Panel {
                     output: r.output,
                     millis: r.millis,
                     timeout_retried: retried,
+                    legacy,
                 })
                 .collect(),
             _ => Vec::new(),
@@ -498,6 +531,7 @@ mod tests {
                 outcomes,
                 runs: 0,
             }),
+            legacy: Some(false),
         }
     }
 

@@ -17,6 +17,7 @@ fn result(engine: &str, family: Family, verdict: EngineVerdict) -> EngineResult 
         millis: 1,
         verdict,
         timeout_retried: false,
+        legacy: false,
     }
 }
 
@@ -313,4 +314,43 @@ fn a_transpile_error_fails_only_programs_engine262_accepts() {
         matches!(judge(&syntax, &refused, "", t), EngineVerdict::Unsupported { .. }),
         "refusing what engine262 rejects is no bug"
     );
+}
+
+#[test]
+fn es5_level_families_cannot_make_a_specification_candidate() {
+    let legacy = |engine: &str, family: Family, verdict: EngineVerdict| EngineResult {
+        legacy: true,
+        ..result(engine, family, verdict)
+    };
+    // test262's `if` completion value: SpiderMonkey and five ES5-level
+    // families fail, four modern families pass (6 of 10 families).
+    let mut rs = vec![
+        result("v8-node", Family::V8, EngineVerdict::Pass),
+        result("jsc", Family::JavaScriptCore, EngineVerdict::Pass),
+        result("sm102", Family::SpiderMonkey, failure()),
+        result("quickjs", Family::QuickJs, EngineVerdict::Pass),
+        result("boa", Family::Boa, EngineVerdict::Pass),
+        legacy("hermes", Family::Hermes, failure()),
+        legacy("duktape", Family::Duktape, failure()),
+        legacy("njs", Family::Njs, failure()),
+        legacy("mujs", Family::Mujs, failure()),
+        legacy("rhino", Family::Rhino, failure()),
+    ];
+    let v = vote(&rs, None);
+    assert_eq!(v.taking_part, 10);
+    match &v.candidate {
+        Candidate::EngineBug { families } => assert_eq!(families.len(), 6, "{families:?}"),
+        other => panic!("expected an engine-bug candidate, got {other:?}"),
+    }
+    // Three of the five modern families failing is "most".
+    rs[0].verdict = failure();
+    rs[1].verdict = failure();
+    assert_eq!(vote(&rs, None).candidate.name(), "spec_bug");
+    // Only ES5-level families taking part: counted among themselves.
+    let only = vec![
+        legacy("duktape", Family::Duktape, failure()),
+        legacy("njs", Family::Njs, failure()),
+        legacy("mujs", Family::Mujs, EngineVerdict::Pass),
+    ];
+    assert_eq!(vote(&only, None).candidate.name(), "spec_bug");
 }
