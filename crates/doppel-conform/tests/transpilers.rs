@@ -126,3 +126,26 @@ async fn transpilers_failing_where_another_engine_fails_too_are_candidates_besid
         "{groups:?}"
     );
 }
+
+#[tokio::test]
+async fn a_transpiler_that_crashes_is_a_transpiler_bug_candidate_keyed_as_a_crash() {
+    let (_test, run, _catalogue, who) = run_bundled(
+        "esbuild-arguments-eval-crash.js",
+        &["v8-node", "quickjs-ng", "esbuild"],
+        2,
+    )
+    .await;
+    assert_eq!(
+        run.vote.candidate,
+        Candidate::TranspilerBug {
+            families: vec![Family::Esbuild]
+        },
+        "{who:?}"
+    );
+    let esbuild = run.results.iter().find(|r| r.engine == "esbuild").expect("esbuild ran");
+    assert_eq!(
+        esbuild.verdict.failure().map(|f| f.key()),
+        Some("transpile_error:crashed".to_string()),
+        "{who:?}"
+    );
+}

@@ -132,6 +132,7 @@ impl Failure {
         match self.kind {
             FailKind::Assertion => format!("assert.{}", self.what),
             FailKind::Injected => format!("injected.{}", self.what),
+            FailKind::TranspileError if self.what == "crashed" => "transpile_error:crashed".to_string(),
             FailKind::Timeout | FailKind::MissingException | FailKind::TranspileError => self.kind.name().to_string(),
             _ => format!("{}:{}", self.kind.name(), self.what),
         }
@@ -213,9 +214,27 @@ pub const ASYNC_COMPLETE: &str = "Test262:AsyncTestComplete";
 /// The marker an async test prints when it fails, followed by `Name: message`.
 pub const ASYNC_FAILURE: &str = "Test262:AsyncTestFailure:";
 
+/// Whether a transpiler's error `message` is its own crash rather than a
+/// diagnostic about the program: a Go panic (esbuild: `panic: runtime error:
+/// index out of range`), a Rust panic (SWC: `panicked at`), a failed internal
+/// assertion (TypeScript: `Debug Failure.`), or its own stack overflow. A
+/// crash is a bug whatever the program, so it fails even a program engine262
+/// rejects (key `transpile_error:crashed`).
+pub fn transpiler_crashed(message: &str) -> bool {
+    [
+        "panic: ",
+        "panicked at",
+        "Debug Failure.",
+        "Maximum call stack size exceeded",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
 /// Judges one engine's `outcome` (and printed `output`) against `expected`.
 ///
-/// A transpiler's refusal ([`Outcome::TranspileError`]) fails a program
+/// A transpiler's crash ([`transpiler_crashed`]) fails every program. A
+/// transpiler's refusal ([`Outcome::TranspileError`]) fails a program
 /// engine262 accepts (expected to complete, or to throw anything but a
 /// `SyntaxError`); for a program engine262 rejects as a `SyntaxError` it is
 /// [`EngineVerdict::Unsupported`]: refusing invalid syntax is no bug.
@@ -237,6 +256,11 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
             features: features.clone(),
         },
         (Outcome::HostError { reason }, _) => EngineVerdict::NoVerdict { reason: reason.clone() },
+        (Outcome::TranspileError { message }, _) if transpiler_crashed(message) => fail(
+            FailKind::TranspileError,
+            "crashed",
+            format!("the transpiler crashed (an internal error, not a diagnostic): {message}"),
+        ),
         (Outcome::TranspileError { message }, Expected::Exception { constructor }) if constructor == "SyntaxError" => {
             EngineVerdict::Unsupported {
                 features: vec![format!(

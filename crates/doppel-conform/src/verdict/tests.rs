@@ -314,6 +314,20 @@ fn a_transpile_error_fails_only_programs_engine262_accepts() {
         matches!(judge(&syntax, &refused, "", t), EngineVerdict::Unsupported { .. }),
         "refusing what engine262 rejects is no bug"
     );
+    // esbuild 0.28.2 on `async function f(arguments = eval("")) {}` to ES2015
+    // (test262's eval-code/direct/async-gen-func-decl-a-preceding-parameter-
+    // is-named-arguments-declare-arguments.js): a crash, a bug whatever the program.
+    let crashed = Outcome::TranspileError {
+        message:
+            "Transform failed with 1 error:\nerror: panic: runtime error: index out of range [4294967295] with length 2"
+                .into(),
+    };
+    for e in [&Expected::NORMAL, &syntax] {
+        assert_eq!(
+            judge(e, &crashed, "", t).failure().map(|f| f.key()),
+            Some("transpile_error:crashed".into())
+        );
+    }
 }
 
 #[test]
