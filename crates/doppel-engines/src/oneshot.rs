@@ -176,30 +176,6 @@ pub fn exception_from_text(text: &str) -> Outcome {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ctor(t: &str) -> Option<String> {
-        match exception_from_text(t) {
-            Outcome::Exception { constructor, .. } => constructor,
-            _ => unreachable!(),
-        }
-    }
-
-    #[test]
-    fn shell_error_texts() {
-        assert_eq!(
-            ctor("TypeError: cannot read property 'x' of null").as_deref(),
-            Some("TypeError")
-        );
-        assert_eq!(ctor("42").as_deref(), Some("number"));
-        assert_eq!(ctor("null").as_deref(), Some("null"));
-        assert_eq!(ctor("[object Object]"), None);
-        assert_eq!(ctor("/tmp/t.js:1:9: error: invalid expression"), None);
-    }
-}
-
 /// Writes `source` into a fresh temporary directory and starts `cmd` on it,
 /// confined (`doppel_core::process::spawn`, `cmd.limits` with a CPU limit of
 /// `timeout` + 5 s). Returns the directory (removed on drop) and
@@ -231,4 +207,28 @@ fn start(
         }
     }
     Ok((dir, guard))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctor(t: &str) -> Option<String> {
+        match exception_from_text(t) {
+            Outcome::Exception { constructor, .. } => constructor,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn shell_error_texts() {
+        assert_eq!(
+            ctor("TypeError: cannot read property 'x' of null").as_deref(),
+            Some("TypeError")
+        );
+        assert_eq!(ctor("42").as_deref(), Some("number"));
+        assert_eq!(ctor("null").as_deref(), Some("null"));
+        assert_eq!(ctor("[object Object]"), None);
+        assert_eq!(ctor("/tmp/t.js:1:9: error: invalid expression"), None);
+    }
 }
