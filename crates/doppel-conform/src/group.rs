@@ -150,13 +150,16 @@ fn memberships(o: &Observed) -> Vec<(String, Target, String, String)> {
 }
 
 /// Groups the findings among `tests` and localizes each target's failures
-/// with every formula (top `top` algorithms each). Without a catalogue (no
-/// coverage) groups have no algorithm and there are no localizations.
+/// with every formula (top `top` algorithms each, and the place of
+/// `true_fault`, an algorithm id, where the experiment knows the faulty
+/// algorithm). Without a catalogue (no coverage) groups have no algorithm
+/// and there are no localizations.
 pub fn group(
     tests: &[Observed],
     catalogue: Option<&Catalogue>,
     known: Option<&KnownIndex>,
     top: usize,
+    true_fault: Option<&str>,
 ) -> (Vec<GroupRecord>, Vec<LocalizationRecord>) {
     let mut targets: Vec<Target> = tests.iter().flat_map(memberships).map(|m| m.1).collect();
     targets.sort();
@@ -167,21 +170,19 @@ pub fn group(
         for &t in &targets {
             for f in doppel_sbfl::registry::all() {
                 let (r, failing, passing) = rank(t, tests, cat, f.as_ref());
+                let place = |e: &doppel_sbfl::Ranked<String>| RankedElement {
+                    element: e.element.clone(),
+                    score: e.score,
+                    rank: e.rank.average,
+                };
                 localizations.push(LocalizationRecord {
+                    ranked: r.entries.len(),
+                    true_fault: true_fault.and_then(|alg| r.entries.iter().find(|e| e.element == alg).map(place)),
                     target: t.name(),
                     formula: f.name(),
                     failing,
                     passing,
-                    top: r
-                        .entries
-                        .iter()
-                        .take(top)
-                        .map(|e| RankedElement {
-                            element: e.element.clone(),
-                            score: e.score,
-                            rank: e.rank.average,
-                        })
-                        .collect(),
+                    top: r.entries.iter().take(top).map(place).collect(),
                 });
             }
             er1b.insert(t, rank(t, tests, cat, &Er1b).0);

@@ -254,12 +254,15 @@ fn summary_view(s: &SummaryRecord) -> RunView {
             .localizations
             .iter()
             .map(|l| {
-                let top: Vec<String> = l
+                let mut top: Vec<String> = l
                     .top
                     .iter()
                     .take(5)
                     .map(|e| format!("{} ({:.2}, rank {})", e.element, e.score, e.rank))
                     .collect();
+                if let Some(f) = &l.true_fault {
+                    top.push(format!("true fault {}: rank {} of {}", f.element, f.rank, l.ranked));
+                }
                 row(
                     vec![
                         l.target.clone(),

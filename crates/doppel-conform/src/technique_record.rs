@@ -149,6 +149,14 @@ pub struct LocalizationRecord {
     pub passing: usize,
     /// The top algorithms (step scores aggregated by maximum, JEST §III-E).
     pub top: Vec<RankedElement>,
+    /// How many algorithms were ranked (every algorithm some test covered).
+    #[serde(default)]
+    pub ranked: usize,
+    /// The true faulty algorithm's place, when the experiment knows it
+    /// (`doppel conform run --true-fault ALG`, a seeded fault): `None` when
+    /// not asked or when no test covered it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub true_fault: Option<RankedElement>,
 }
 
 /// A campaign's summary: the engine-by-test matrix's totals, groups and

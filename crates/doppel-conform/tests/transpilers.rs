@@ -84,7 +84,7 @@ async fn a_transpiler_wrong_where_v8_is_right_is_a_transpiler_bug_candidate() {
     assert!(run.vote.summary().starts_with("transpiler bug candidate: typescript"));
     let mut tally = Tally::default();
     tally.add(&test, &run, None);
-    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
+    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5, None);
     let g = groups
         .iter()
         .find(|g| g.candidate == "transpiler_bug")
@@ -114,7 +114,7 @@ async fn transpilers_failing_where_another_engine_fails_too_are_candidates_besid
     assert_eq!(run.vote.also_transpiler_bugs, [Family::TypeScript], "{who:?}");
     let mut tally = Tally::default();
     tally.add(&test, &run, None);
-    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5);
+    let (groups, _) = group(&tally.observed, Some(&catalogue), None, 5, None);
     let mut found: Vec<(&str, &str)> = groups
         .iter()
         .map(|g| (g.candidate.as_str(), g.family.as_str()))

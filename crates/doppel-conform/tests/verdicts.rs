@@ -89,7 +89,7 @@ async fn n_plus_one_verdicts_votes_and_groups_on_real_engines() {
         tally.add(t, &run, None);
     }
     panel.shutdown().await;
-    let (groups, localizations) = group(&tally.observed, Some(&catalogue), None, 5);
+    let (groups, localizations) = group(&tally.observed, Some(&catalogue), None, 5, None);
     let njs = groups
         .iter()
         .find(|g| g.family == "njs")
@@ -110,4 +110,21 @@ async fn n_plus_one_verdicts_votes_and_groups_on_real_engines() {
         .expect("spec localization");
     assert_eq!((spec.failing, spec.passing), (1, 2));
     assert!(!spec.top.is_empty());
+    assert!(spec.ranked >= spec.top.len(), "{spec:?}");
+    // With a known faulty algorithm every localization places it: the same
+    // ranking, so the place of the second-listed algorithm is its listed one;
+    // an algorithm no test covered has no place.
+    let second = spec.top.get(1).unwrap_or(&spec.top[0]).clone();
+    let (_, again) = group(&tally.observed, Some(&catalogue), None, 5, Some(&second.element));
+    let placed = again
+        .iter()
+        .find(|l| l.target == "specification" && l.formula == "er1b")
+        .and_then(|l| l.true_fault.clone())
+        .expect("the true fault is placed");
+    assert_eq!(
+        (placed.element.as_str(), placed.rank),
+        (second.element.as_str(), second.rank)
+    );
+    let (_, none) = group(&tally.observed, Some(&catalogue), None, 5, Some("NoSuchAlgorithm"));
+    assert!(none.iter().all(|l| l.true_fault.is_none()));
 }

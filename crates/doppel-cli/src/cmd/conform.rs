@@ -83,6 +83,11 @@ pub struct PanelArgs {
     /// for comparison: about 9x fewer probes per second).
     #[arg(long)]
     pub cold_probe: bool,
+    /// The algorithm known to be faulty (an engine262 algorithm id such as
+    /// `ArrayAccumulation_SpreadElement`, e.g. a seeded fault): every
+    /// localization then reports its rank (JEST §IV, rank of the true fault).
+    #[arg(long)]
+    pub true_fault: Option<String>,
     #[command(flatten)]
     pub runner: RunnerArgs,
 }
@@ -493,7 +498,13 @@ impl Session {
             &skipped,
             catalogue.as_ref(),
         );
-        let (mut groups, localizations) = group(&tally.observed, catalogue.as_ref(), known.as_ref(), 10);
+        let (mut groups, localizations) = group(
+            &tally.observed,
+            catalogue.as_ref(),
+            known.as_ref(),
+            10,
+            self.args.true_fault.as_deref(),
+        );
         if !self.args.no_reduce && !groups.is_empty() {
             eprintln!(
                 "reducing {} group representatives with treereduce (up to {} s each; --no-reduce: off)",

@@ -98,6 +98,14 @@ pub fn print_summary(s: &SummaryRecord) {
             top.join(", ")
         );
     }
+    let with_fault: Vec<_> = s.localizations.iter().filter(|l| l.true_fault.is_some()).collect();
+    for l in with_fault {
+        let f = l.true_fault.as_ref().expect("filtered");
+        println!(
+            "true fault {} under {}, {}: rank {} of {} (score {:.3})",
+            f.element, l.formula, l.target, f.rank, l.ranked, f.score
+        );
+    }
 }
 
 fn pct((a, b): (usize, usize)) -> f64 {
