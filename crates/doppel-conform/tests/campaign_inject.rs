@@ -137,6 +137,40 @@ async fn a_nondeterministic_program_is_judged_plain() {
     doppel_engines::Engine::shutdown(&mut spec).await;
 }
 
+/// A program reading the clock coarsely (`Date()` to the second, here the
+/// day): two runs a moment apart agree, the panel's run minutes later may
+/// not (9 false specification candidates in a 2-hour campaign). The
+/// self-check with engine262's clock moved catches it; a program reading a
+/// fixed date does not depend on the clock and is injected.
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn a_program_reading_the_clock_is_judged_plain() {
+    let harness = Harness::locate().expect("test262 harness in ../shared");
+    let mut spec = Engine262::new(&EnginesConfig::default(), false).expect("engine262");
+    let p = prepare(
+        &mut spec,
+        &harness,
+        "d.js",
+        "var day = new Date().getUTCDate();",
+        &Limits::default(),
+        &opts(),
+    )
+    .await;
+    let Prepared::Plain { reason, .. } = p else {
+        panic!("the time of day was injected as an assertion");
+    };
+    // The day of the month: the first self-check, a moment after the
+    // injection, passes (unless the two straddle midnight UTC); the one with
+    // the clock moved by a day cannot.
+    assert!(
+        reason.contains("depends on the clock") || reason.contains("does not pass its own injected test"),
+        "{reason}"
+    );
+    let fixed = injected(&mut spec, &harness, "f.js", "var t = new Date(0).getTime();").await;
+    assert!(fixed.text.contains("[doppel#"), "{}", fixed.text);
+    doppel_engines::Engine::shutdown(&mut spec).await;
+}
+
 #[tokio::test]
 async fn es5_engines_abstain_on_programs_past_their_level() {
     let mut p = panel(&["duktape", "mujs", "v8-node", "quickjs"], false);

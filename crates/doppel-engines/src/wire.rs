@@ -36,6 +36,11 @@ pub struct Request<'a> {
     /// phases each get `timeout_ms` of their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inspect: Option<&'a str>,
+    /// Milliseconds added to the host clock the program sees (engine262
+    /// only: its `HostSystemUTCEpochNanoseconds` hook, ECMA-262 21.4.1.2),
+    /// so that a second run can tell a clock-dependent program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_skew_ms: Option<i64>,
 }
 
 /// The first line a worker prints.
@@ -153,6 +158,7 @@ mod tests {
             timeout_ms: 10,
             output_cap: 5,
             inspect: None,
+            clock_skew_ms: None,
         });
         assert!(line.is_ascii());
         assert!(line.contains(r"\u00e9\ud83d\ude00\u007f"), "{line}");

@@ -84,6 +84,8 @@ pub struct Worker {
     cmd: WorkerCommand,
     live: Option<Live>,
     next_id: u64,
+    /// Sent with every request ([`Request::clock_skew_ms`]).
+    clock_skew_ms: Option<i64>,
     version: Option<String>,
     /// Processes started so far (1 + respawns).
     pub starts: u64,
@@ -103,6 +105,7 @@ impl Worker {
             cmd,
             live: None,
             next_id: 1,
+            clock_skew_ms: None,
             version: None,
             starts: 0,
         }
@@ -193,6 +196,12 @@ impl Worker {
         Ok(())
     }
 
+    /// Shifts the host clock of the following scripts by `ms` (`None`: the
+    /// real clock). Only engine262's worker reads it ([`Request::clock_skew_ms`]).
+    pub fn set_clock_skew(&mut self, ms: Option<i64>) {
+        self.clock_skew_ms = ms;
+    }
+
     /// Runs one script in a fresh realm of the worker.
     pub async fn run(&mut self, source: &str, opts: &RunOptions) -> RunResult {
         self.run_with_coverage(source, opts).await.0
@@ -243,6 +252,7 @@ impl Worker {
             timeout_ms: opts.timeout.as_millis() as u64,
             output_cap: opts.output_cap,
             inspect,
+            clock_skew_ms: self.clock_skew_ms,
         });
         let mut wait = if self.cmd.own_timeout {
             opts.timeout + self.cmd.grace

@@ -78,3 +78,28 @@ async fn coverage_is_non_empty_deterministic_and_names_spec_steps() {
     let (o, c4) = covered(&mut e, eq).await;
     assert_eq!((o, c4), (Outcome::Normal, c1), "still deterministic after a timeout");
 }
+
+/// The host clock the program sees moves by the requested skew
+/// (HostSystemUTCEpochNanoseconds), for that run only.
+#[tokio::test]
+async fn a_clock_skew_moves_the_programs_clock_for_one_run() {
+    let mut e = engine();
+    let src = "print(Date.now());";
+    let now = |r: &doppel_engines::RunResult| -> i64 {
+        assert_eq!(r.outcome, Outcome::Normal, "{r:?}");
+        r.output.trim().parse().unwrap_or_else(|_| panic!("{:?}", r.output))
+    };
+    let day = 86_400_000;
+    let before = now(&e.run_with_clock_skew(src, &RunOptions::default(), day).await);
+    let real = now(&doppel_engines::Engine::run(&mut e, &Script::new(src), &RunOptions::default()).await);
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as i64;
+    assert!((real - wall).abs() < 60_000, "the real clock: {real} vs {wall}");
+    assert!(
+        (before - real - day).abs() < 60_000,
+        "skewed by a day: {before} vs {real}"
+    );
+    doppel_engines::Engine::shutdown(&mut e).await;
+}

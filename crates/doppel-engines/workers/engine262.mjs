@@ -155,7 +155,13 @@ serve(`engine262 ${version}`, async (req) => {
   let nodes = 0;
   let deadline = Date.now() + req.timeout_ms;
   let checking = true;
+  // A shifted host clock (request field clock_skew_ms): tells a program
+  // whose result depends on the time from one that does not.
+  const skew = Number.isInteger(req.clock_skew_ms) ? BigInt(req.clock_skew_ms) : null;
   const agent = new Agent({
+    ...(skew === null ? {} : {
+      hostHooks: { HostSystemUTCEpochNanoseconds: () => (BigInt(Date.now()) + skew) * 1000000n },
+    }),
     onNodeEvaluation() {
       nodes += 1;
       if (checking && (nodes > BUDGET || ((nodes & 0xfff) === 0 && Date.now() > deadline))) throw new Budget();

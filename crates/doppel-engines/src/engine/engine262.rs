@@ -153,6 +153,17 @@ impl Engine262 {
         (result, inspection)
     }
 
+    /// Runs a program with the host clock shifted by `skew_ms` milliseconds
+    /// (ECMA-262 21.4.1.2 HostSystemUTCEpochNanoseconds; what `Date.now()`,
+    /// `new Date()` and `Date()` read): a program whose result changes with
+    /// it depends on the clock. No feature gate, no coverage.
+    pub async fn run_with_clock_skew(&mut self, source: &str, opts: &RunOptions, skew_ms: i64) -> RunResult {
+        self.worker.set_clock_skew(Some(skew_ms));
+        let (result, _, _) = self.worker.run_inspected(source, None, opts).await;
+        self.worker.set_clock_skew(None);
+        result
+    }
+
     /// The catalogue of algorithms and steps (built by the worker on its first
     /// start in coverage mode, then cached). Errors: not in coverage mode, or
     /// the worker could not build it.
