@@ -33,6 +33,14 @@ pub struct HostTraits {
     pub conformant_global: bool,
     /// Promise jobs run after the script (boabem never runs them).
     pub runs_promise_jobs: bool,
+    /// The host defined a global `$` (an alias of `$262`) and removed it
+    /// before the program, and the removal leaves a trace: in JSC 2.50's
+    /// shell realms a global `$` the program then declares is enumerable by
+    /// its descriptor but missed by `for-in` (test262's `verifyProperty`
+    /// reads enumerability with `for-in`), unlike any other global name.
+    /// Descriptor and key-order assertions on a global `$` give no verdict.
+    #[serde(default)]
+    pub dollar_removed: bool,
 }
 
 impl HostTraits {
@@ -41,6 +49,7 @@ impl HostTraits {
         exact_constructor: true,
         conformant_global: true,
         runs_promise_jobs: true,
+        dollar_removed: false,
     };
     /// A host that sees the thrown value only as the engine's message text.
     pub const MESSAGE_ONLY: HostTraits = HostTraits {

@@ -314,6 +314,16 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
                             ),
                         }
                     }
+                    Some((index, kind, subject))
+                        if traits.dollar_removed && subject == "$" && on_global(kind, &subject) =>
+                    {
+                        EngineVerdict::NoVerdict {
+                            reason: format!(
+                                "the host removed its own global `$` before the program and a declared `$` \
+                                 is not enumerated there (JSC's shell): injected assertion #{index} {kind} $ is not observable"
+                            ),
+                        }
+                    }
                     Some((index, kind, subject)) => {
                         let at = format!("#{index} {kind} {subject}");
                         EngineVerdict::Fail(Failure {

@@ -16,7 +16,10 @@ pub fn entry() -> EngineEntry {
         name: "jsc",
         family: Family::JavaScriptCore,
         about: "JavaScriptCore (WebKitGTK) `jsc` shell, Debian libjavascriptcoregtk-4.0-bin",
-        traits: HostTraits::EXACT,
+        traits: HostTraits {
+            dollar_removed: true,
+            ..HostTraits::EXACT
+        },
         probe,
         create,
     }
