@@ -30,6 +30,9 @@
   var MapC = Map;
   var mapGet = Map.prototype.get;
   var mapSet = Map.prototype.set;
+  // [[ErrorData]] without calling anything the program can override
+  // (engine262 has the Error.isError proposal).
+  var isErrorFn = typeof Error.isError === 'function' ? Error.isError : function () { return false; };
   var dummy = function () {};
   var globalObject = globalThis;
   var initialKeys = ownKeys(globalObject);
@@ -212,7 +215,7 @@
       id = objects.length;
       apply(mapSet, seen, [o, id]);
       var info = { path: path, callable: typeof o === 'function', constructor: false, extensible: isExtensible(o),
-        proto: null, keys: [], props: [], truncated: false };
+        proto: null, keys: [], props: [], truncated: false, error: apply(isErrorFn, Error, [o]) };
       push(objects, info);
       info.constructor = info.callable && isConstructor(o);
       var keys = ownKeys(o);

@@ -129,6 +129,12 @@ pub struct Object {
     pub props: Vec<Property>,
     /// Keys left out (limit reached, or unique symbols).
     pub truncated: bool,
+    /// Has \[\[ErrorData\]\] (an error instance): engines add own properties
+    /// of their own to these (`stack`, `line`, `fileName`, ...; ECMA-262 17
+    /// allows additional properties), so its key order is asserted among
+    /// engine262's keys only.
+    #[serde(default)]
+    pub error: bool,
 }
 
 /// A program's final state in engine262.
