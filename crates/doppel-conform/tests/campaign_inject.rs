@@ -167,6 +167,35 @@ async fn an_errors_implementation_keys_are_not_a_key_order_failure() {
     doppel_engines::Engine::shutdown(&mut spec).await;
 }
 
+/// engine262 prints a date without a time zone name (`GMT+0000`), V8, JSC
+/// and SpiderMonkey add ` (Coordinated Universal Time)`: implementation-defined
+/// (TimeZoneString's tzName), so no finding, where every engine failing the
+/// injected value made a specification candidate.
+#[tokio::test]
+#[ignore = "needs ../shared"]
+async fn a_date_strings_time_zone_name_is_not_a_finding() {
+    let harness = Harness::locate().expect("test262 harness in ../shared");
+    let mut spec = Engine262::new(&EnginesConfig::default(), false).expect("engine262");
+    let test = injected(&mut spec, &harness, "date.js", "var s = new Date(0).toString();").await;
+    let mut p = panel(&["v8-mini-racer", "jsc", "sm102"], false);
+    let run = p.run(&test).await;
+    assert!(
+        !run.vote.candidate.is_finding(),
+        "{:?} {:?}",
+        run.vote.candidate,
+        who(&run)
+    );
+    assert!(
+        run.results
+            .iter()
+            .all(|r| matches!(&r.verdict, EngineVerdict::NoVerdict { reason } if reason.contains("time zone name"))),
+        "{:?}",
+        who(&run)
+    );
+    p.shutdown().await;
+    doppel_engines::Engine::shutdown(&mut spec).await;
+}
+
 /// A program reading the clock coarsely (`Date()` to the second, here the
 /// day): two runs a moment apart agree, the panel's run minutes later may
 /// not (9 false specification candidates in a 2-hour campaign). The

@@ -314,6 +314,12 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
                             ),
                         }
                     }
+                    Some((index, kind, subject)) if only_time_zone_names_differ(&msg) => EngineVerdict::NoVerdict {
+                        reason: format!(
+                            "injected assertion #{index} {kind} {subject} compares date strings that differ only in \
+                             the implementation-defined time zone name (ECMA-262 21.4.4.41.3 TimeZoneString)"
+                        ),
+                    },
                     Some((index, kind, subject))
                         if traits.dollar_removed && subject == "$" && on_global(kind, &subject) =>
                     {
@@ -357,6 +363,52 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
             }
         }
     }
+}
+
+/// Whether a failed `assert.sameValue` message compares two strings that
+/// differ only in the time zone names after their `GMT+hhmm` offsets:
+/// ECMA-262 21.4.4.41.3 TimeZoneString leaves tzName to the implementation
+/// (empty, as engine262 has it, or ` (name)`, as V8, SpiderMonkey and JSC
+/// print ` (Coordinated Universal Time)`).
+pub fn only_time_zone_names_differ(message: &str) -> bool {
+    let Some((_, rest)) = message.split_once("Expected SameValue(«") else {
+        return false;
+    };
+    let Some((actual, rest)) = rest.split_once("», «") else {
+        return false;
+    };
+    let Some((expected, _)) = rest.split_once("») to be true") else {
+        return false;
+    };
+    actual != expected && without_time_zone_names(actual) == without_time_zone_names(expected)
+}
+
+/// `s` with every ` (...)` right after a `GMT+hhmm` / `GMT-hhmm` offset removed.
+fn without_time_zone_names(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("GMT") {
+        let (head, tail) = rest.split_at(i);
+        out.push_str(head);
+        let offset_len = 3 + 5;
+        let is_offset = tail.len() >= offset_len
+            && matches!(tail.as_bytes()[3], b'+' | b'-')
+            && tail.as_bytes()[4..offset_len].iter().all(u8::is_ascii_digit);
+        if !is_offset {
+            out.push_str("GMT");
+            rest = &tail[3..];
+            continue;
+        }
+        out.push_str(&tail[..offset_len]);
+        rest = &tail[offset_len..];
+        if let Some(name) = rest.strip_prefix(" (")
+            && let Some(close) = name.find(')')
+        {
+            rest = &name[close + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether an injected assertion of `kind` on `subject` is about the global

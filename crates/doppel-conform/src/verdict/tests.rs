@@ -386,3 +386,27 @@ fn es5_level_families_cannot_make_a_specification_candidate() {
     ];
     assert_eq!(vote(&only, None).candidate.name(), "spec_bug");
 }
+
+#[test]
+fn date_strings_differing_only_in_the_time_zone_name_are_not_a_failure() {
+    let m = |a: &str, e: &str| format!("[doppel#0 value] s Expected SameValue(«\"{a}\"», «\"{e}\"») to be true");
+    let v8 = "Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)";
+    let e262 = "Thu Jan 01 1970 00:00:00 GMT+0000";
+    assert!(only_time_zone_names_differ(&m(v8, e262)));
+    assert!(only_time_zone_names_differ(&m("GMT-0500 (EST) x", "GMT-0500 x")));
+    assert!(
+        !only_time_zone_names_differ(&m(e262, e262)),
+        "equal strings did not fail"
+    );
+    assert!(!only_time_zone_names_differ(&m(
+        "Thu Jan 01 1970 01:00:00 GMT+0000 (UTC)",
+        e262
+    )));
+    assert!(
+        !only_time_zone_names_differ(&m("GMT (x)", "GMT")),
+        "no offset, no time zone name"
+    );
+    let n = Expected::NORMAL;
+    let v = judge(&n, &exc("Test262Error", &m(v8, e262)), "", HostTraits::EXACT);
+    assert!(matches!(v, EngineVerdict::NoVerdict { .. }), "{v:?}");
+}
