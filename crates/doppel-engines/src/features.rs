@@ -155,6 +155,7 @@ pub const PROBES: &[Probe] = &[
         "typeof ''.replaceAll === 'function'",
     ),
     ("WeakRef", 2021, L, "typeof WeakRef === 'function'"),
+    ("AggregateError", 2021, L, "typeof AggregateError === 'function'"),
     (
         "FinalizationRegistry",
         2021,
@@ -411,9 +412,13 @@ pub fn cache_path(cache_dir: &Path, engine: &str, version: &str) -> PathBuf {
 }
 
 /// The cached feature set, if one is stored for this engine version and probe.
+/// A set measured with another list of probes (an older doppel's) is stale:
+/// `None`, so the engine is probed again.
 pub fn load_cached(cache_dir: &Path, engine: &str, version: &str) -> Option<FeatureSet> {
     let text = std::fs::read_to_string(cache_path(cache_dir, engine, version)).ok()?;
-    serde_json::from_str(&text).ok()
+    let set: FeatureSet = serde_json::from_str(&text).ok()?;
+    let current = set.supported.len() == PROBES.len() && PROBES.iter().all(|p| set.supported.contains_key(p.0));
+    current.then_some(set)
 }
 
 /// Stores a feature set in the cache (best effort: a read-only cache only
