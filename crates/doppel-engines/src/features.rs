@@ -122,6 +122,9 @@ pub const PROBES: &[Probe] = &[
     ("optional-chaining", 2020, S, "var a = null; a?.b; a?.[0]; a?.();"),
     ("coalesce-expression", 2020, S, "var a = null ?? 1;"),
     ("BigInt", 2020, S, "var a = 1n + BigInt(2);"),
+    // Not a test262 feature name: BigInt and TypedArray both, which Rhino
+    // 1.7.14 has without BigInt64Array.
+    ("BigInt64Array", 2020, L, "typeof BigInt64Array === 'function'"),
     (
         "Promise.allSettled",
         2020,
