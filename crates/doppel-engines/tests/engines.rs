@@ -386,3 +386,16 @@ async fn jsc_misses_a_redeclared_dollar_in_for_in() {
     assert_eq!((r.outcome, r.output.as_str()), (Outcome::Normal, "false true true\n"));
     e.shutdown().await;
 }
+
+/// mini-racer prints `undefined:1: SyntaxError: ...` (not `<anonymous>:1:`)
+/// for errors from code V8 compiled apart: `JSON.parse`, direct `eval`. Read
+/// as constructor "undefined" it made V8 engine-bug candidates in a campaign.
+#[tokio::test]
+async fn v8_mini_racer_names_errors_from_eval_and_json_parse() {
+    let mut e = engine("v8-mini-racer");
+    for (src, want) in [("JSON.parse();", "SyntaxError"), ("eval('T');", "ReferenceError")] {
+        let r = e.run(&Script::new(src), &opts(10_000)).await;
+        assert_eq!(ctor(&r.outcome), Some(want), "{src}: {r:?}");
+    }
+    e.shutdown().await;
+}

@@ -4,11 +4,14 @@ own timeout. The thrown value is only seen as V8's message text, so the
 constructor is the error's `name` (`Error` for `class MyErr extends Error`)
 and unknown for primitive throws."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import py_lines  # noqa: E402
 from py_mini_racer import MiniRacer, JSEvalException, JSParseException, JSTimeoutException  # noqa: E402
+
+_LOCATION = re.compile(r"^(?:<anonymous>|undefined):\d+: ")
 
 SETUP = """(function () {
   var out = [], cap = %d, size = 0, cut = false;
@@ -27,7 +30,10 @@ def describe(e):
     text = str(e)
     # "<anonymous>:1: TypeError: msg\nsource\n   ^\n\nTypeError: msg\n    at ..."
     first = text.split("\n", 1)[0]
-    head = first.split(": ", 1)[1] if first.startswith("<anonymous>") and ": " in first else first
+    # The location is "<anonymous>:1" for the script, "undefined:1" for code
+    # V8 compiled apart (eval, JSON.parse): both are dropped.
+    m = _LOCATION.match(first)
+    head = first[m.end():] if m else first
     ctor, msg = py_lines.split_error(head)
     return {"status": "throw", "ctor": ctor, "message": msg}
 
