@@ -55,6 +55,10 @@ async fn meta_findings_have_their_program_reduced_by_default_and_bundled_from_th
     // default (seeds 0 and 2 give a finding with LLDB 22).
     let (_, err) = run_ok(
         doppel(&db)
+            .env(
+                "RUST_LOG",
+                "doppel_differential::reduce_program=info,doppel_metamorphic=info",
+            )
             .args([
                 "meta",
                 "--debugger",
@@ -105,7 +109,7 @@ async fn meta_findings_have_their_program_reduced_by_default_and_bundled_from_th
     let text = case
         .source_text
         .clone()
-        .unwrap_or_else(|| panic!("program not reduced: {:?}", case.notes));
+        .unwrap_or_else(|| panic!("program not reduced: {:?}\n--- doppel meta's stderr\n{err}", case.notes));
     assert!(case.lines < original_lines, "{} of {original_lines} lines", case.lines);
     assert_eq!(text.lines().count(), case.lines);
     // C-Vise's first passes join lines; within the budget on a loaded

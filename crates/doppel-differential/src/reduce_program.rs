@@ -415,6 +415,10 @@ pub async fn reduce_program_with<P: VariantProbe>(
     let work = work.canonicalize()?;
     let case_json = work.join("case.json");
     std::fs::write(&case_json, serde_json::to_string(&probe_case)?)?;
+    match std::fs::remove_file(last_interesting_path(&case_json)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
     let per_probe = r.per_probe;
     let variant_dir = work.join("variant");
     std::fs::create_dir_all(&variant_dir)?;
@@ -460,58 +464,49 @@ pub async fn reduce_program_with<P: VariantProbe>(
         ReducerEnd::Finished => {}
     }
     // C-Vise keeps its best variant in a.c as it goes; treereduce writes
-    // its output at the end only.
-    let candidate = std::fs::read_to_string(&result).unwrap_or_default();
-    if marker_lines(&candidate, lines.len()).is_none() {
-        case.notes.push(format!(
-            "{tool} left no variant with every marker; the original program is kept"
-        ));
-        return Ok((case, None));
+    // its output at the end only. Stopped at its budget, C-Vise may leave an
+    // unverified variant there (its lines pass rewrites a.c in place while
+    // it checks the rewrite), and treereduce nothing: the variant
+    // `doppel reduce-probe` accepted last is the fallback.
+    let mut candidates = vec![std::fs::read_to_string(&result).unwrap_or_default()];
+    if let Some(last) = last_interesting(&work)
+        && !candidates.contains(&last)
+    {
+        candidates.push(last);
     }
-    let original_bytes = r.source_text.len();
-    if strip_markers(&candidate, lines.len()).len() >= original_bytes {
-        case.notes.push(format!("{tool} found no smaller program"));
-        return Ok((case, None));
-    }
-    // Tried in order, the first that gives the class again is kept: blank
-    // lines dropped (reducers leave the lines of what they delete; markers
-    // move with their lines), then as the reducer left it; each without
-    // markers, then with them (a comment can change a line's AST node type
-    // in the class key, e.g. when the reducer joined lines).
-    let squeezed = drop_blank_lines(&candidate);
-    let mut tried = Vec::new();
     let mut kept = None;
-    'outer: for text in [squeezed, candidate] {
-        let Some(to) = marker_lines(&text, lines.len()) else {
-            continue;
-        };
-        let confirm_case = ProbeCase {
-            actions: reline(&case.actions, &lines, &to),
-            ..probe_case.clone()
-        };
-        for t in [strip_markers(&text, lines.len()), text.clone()] {
-            if tried.contains(&t) {
-                continue;
-            }
-            match prober.probe(&confirm_case, &t).await? {
-                Ok(o) => {
-                    if t.contains("/*DOPPEL_B") {
-                        case.notes
-                            .push("the markers are kept: without them the class changes".into());
-                    }
-                    kept = Some((t, confirm_case.actions, o));
-                    break 'outer;
+    let mut why_not = Vec::new();
+    for (i, candidate) in candidates.into_iter().enumerate() {
+        match confirm_candidate(
+            prober,
+            &probe_case,
+            &case.actions,
+            &lines,
+            r.source_text,
+            candidate,
+            tool,
+        )
+        .await?
+        {
+            Ok(k) => {
+                if i > 0 {
+                    case.notes.push(format!(
+                        "what {tool} left did not confirm; the variant the probe accepted last is used"
+                    ));
                 }
-                Err(why) => {
-                    tracing::info!("reduced variant not confirmed: {why}");
-                    tried.push(t);
-                }
+                kept = Some(k);
+                break;
             }
+            Err(why) => why_not.push(why),
         }
     }
     let mut extra = None;
     match kept {
         Some((text, actions, o)) => {
+            if text.contains("/*DOPPEL_B") {
+                case.notes
+                    .push("the markers are kept: without them the class changes".into());
+            }
             case.lines = text.lines().count();
             case.source_text = Some(text);
             case.actions = actions;
@@ -519,12 +514,85 @@ pub async fn reduce_program_with<P: VariantProbe>(
             case.traces = o.traces;
             extra = Some(o.extra);
         }
-        None => case
-            .notes
-            .push("the reduced program did not confirm; the original is kept".into()),
+        None => {
+            why_not.dedup();
+            case.notes.extend(why_not);
+        }
     }
     case.program_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     Ok((case, extra))
+}
+
+/// Where `doppel reduce-probe` keeps the variant it accepted last: beside
+/// the probe's `case.json`.
+pub fn last_interesting_path(case_json: &Path) -> PathBuf {
+    case_json.with_file_name("last-interesting")
+}
+
+/// Records `text` as the variant accepted last (through a temporary file
+/// renamed into place, so a reducer killed at its budget never leaves half
+/// a file). Called by `doppel reduce-probe` on exit 0.
+///
+/// Errors: the work directory cannot be written.
+pub fn record_interesting(case_json: &Path, text: &str) -> std::io::Result<()> {
+    let path = last_interesting_path(case_json);
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)
+}
+
+fn last_interesting(work: &Path) -> Option<String> {
+    std::fs::read_to_string(last_interesting_path(&work.join("case.json"))).ok()
+}
+
+/// The first of a candidate's forms that gives the class again, tried in
+/// order: blank lines dropped (reducers leave the lines of what they
+/// delete; markers move with their lines), then as the reducer left it;
+/// each without markers, then with them (a comment can change a line's AST
+/// node type in the class key, e.g. when the reducer joined lines).
+/// `Ok(Err(note))`: no form confirms, or the candidate lost a marker or is
+/// not smaller than `original` (the note names `tool`).
+async fn confirm_candidate<P: VariantProbe>(
+    prober: &P,
+    probe_case: &ProbeCase,
+    actions: &[Action],
+    lines: &[u32],
+    original: &str,
+    candidate: String,
+    tool: &str,
+) -> anyhow::Result<Result<(String, Vec<Action>, Confirmed<P::Extra>), String>> {
+    if marker_lines(&candidate, lines.len()).is_none() {
+        return Ok(Err(format!(
+            "{tool} left no variant with every marker; the original program is kept"
+        )));
+    }
+    if strip_markers(&candidate, lines.len()).len() >= original.len() {
+        return Ok(Err(format!("{tool} found no smaller program")));
+    }
+    let squeezed = drop_blank_lines(&candidate);
+    let mut tried = Vec::new();
+    for text in [squeezed, candidate] {
+        let Some(to) = marker_lines(&text, lines.len()) else {
+            continue;
+        };
+        let confirm_case = ProbeCase {
+            actions: reline(actions, lines, &to),
+            ..probe_case.clone()
+        };
+        for t in [strip_markers(&text, lines.len()), text.clone()] {
+            if tried.contains(&t) {
+                continue;
+            }
+            match prober.probe(&confirm_case, &t).await? {
+                Ok(o) => return Ok(Ok((t, confirm_case.actions, o))),
+                Err(why) => {
+                    tracing::info!("reduced variant not confirmed: {why}");
+                    tried.push(t);
+                }
+            }
+        }
+    }
+    Ok(Err("the reduced program did not confirm; the original is kept".into()))
 }
 
 #[cfg(test)]
@@ -578,5 +646,23 @@ mod tests {
         assert!(s.contains("[ \"$status\" = 3 ] || exit 1"), "{s}");
         assert!(s.contains("-Werror=implicit-int"));
         assert!(s.starts_with("#!/bin/sh\n"));
+    }
+
+    #[test]
+    fn the_variant_accepted_last_is_kept_beside_the_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("case.json");
+        assert_eq!(last_interesting(dir.path()), None);
+        record_interesting(&case, "int main(void) { return 1; }\n").unwrap();
+        record_interesting(&case, "int main(void) { return 0; }\n").unwrap();
+        assert_eq!(
+            last_interesting(dir.path()).as_deref(),
+            Some("int main(void) { return 0; }\n")
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["last-interesting"], "no temporary file is left");
     }
 }

@@ -175,7 +175,12 @@ pub async fn probe(a: ReduceProbeArgs) -> anyhow::Result<ExitCode> {
             .map(|_| ())
     };
     match verdict {
-        Ok(()) => Ok(ExitCode::SUCCESS),
+        Ok(()) => {
+            // The reducer may be stopped at its budget at any time: what it
+            // leaves may be unverified, this is not.
+            doppel_differential::reduce_program::record_interesting(&a.case, &text)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Err(why) => {
             eprintln!("doppel reduce-probe: not the same finding: {why}");
             Ok(ExitCode::from(1))
