@@ -235,7 +235,7 @@ fn start_worker(netns: Option<&str>, url: &str, name: &str, hang_after: Option<u
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit());
-    let mut guard = spawn(cmd, Sandbox { isolate_network: false }).expect("spawn a worker");
+    let mut guard = spawn(cmd, Sandbox::NONE).expect("spawn a worker");
     let lines = Arc::new(Mutex::new(Vec::new()));
     let out = guard.child_mut().stdout.take().unwrap();
     let l = lines.clone();

@@ -256,7 +256,7 @@ pub async fn pass_log(
         .arg(source)
         .arg("-o")
         .arg("/dev/null");
-    let done = process::run(cmd, Duration::from_secs(60), Sandbox { isolate_network: false })
+    let done = process::run(cmd, Duration::from_secs(60), Sandbox::NONE)
         .await
         .map_err(|e| format!("cannot run {}: {e}", compiler.path))?;
     if done.timed_out {
@@ -368,7 +368,7 @@ pub async fn gcc_enabled_flags(compiler: &Compiler, level: &str) -> Result<Vec<S
     }
     let mut cmd = Command::new(&compiler.path);
     cmd.arg("-Q").arg("--help=optimizers").arg(format!("-{level}"));
-    let done = process::run(cmd, Duration::from_secs(30), Sandbox { isolate_network: false })
+    let done = process::run(cmd, Duration::from_secs(30), Sandbox::NONE)
         .await
         .map_err(|e| format!("cannot run {}: {e}", compiler.path))?;
     if done.timed_out || done.code != Some(0) {

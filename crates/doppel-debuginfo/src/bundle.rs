@@ -220,7 +220,7 @@ pub async fn run_transcripts(dir: &Path, input: &BundleInput, timeout: Duration)
             } else {
                 let mut cmd = Command::new(exe);
                 cmd.args(&args).current_dir(dir);
-                let done = process::run(cmd, timeout, Sandbox { isolate_network: false })
+                let done = process::run(cmd, timeout, Sandbox::NONE)
                     .await
                     .map_err(|e| format!("cannot run {exe}: {e}"))?;
                 let mut output = done.stdout;
@@ -365,7 +365,7 @@ async fn tool_version(exe: &str) -> String {
     }
     let mut cmd = Command::new(exe);
     cmd.arg("--version");
-    match process::run(cmd, Duration::from_secs(20), Sandbox { isolate_network: false }).await {
+    match process::run(cmd, Duration::from_secs(20), Sandbox::NONE).await {
         Ok(d) => d.stdout.lines().next().unwrap_or(exe).trim().to_string(),
         Err(_) => exe.to_string(),
     }
@@ -506,7 +506,7 @@ pub async fn write_bundle(input: &BundleInput, dir: &Path) -> Result<(), String>
 
     let mut cmd = Command::new("sh");
     cmd.arg("build.sh").current_dir(dir);
-    let built = process::run(cmd, timeout * 2, Sandbox { isolate_network: false })
+    let built = process::run(cmd, timeout * 2, Sandbox::NONE)
         .await
         .map_err(|e| format!("cannot run sh: {e}"))?;
     write(

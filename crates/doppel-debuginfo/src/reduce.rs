@@ -441,7 +441,7 @@ pub fn mark_line(text: &str, line: u32) -> Option<String> {
 async fn run_script(script: &Path, dir: &Path, timeout: Duration) -> Result<(), String> {
     let mut cmd = Command::new("sh");
     cmd.arg(script).current_dir(dir);
-    let done = process::run(cmd, timeout, Sandbox { isolate_network: false })
+    let done = process::run(cmd, timeout, Sandbox::NONE)
         .await
         .map_err(|e| format!("cannot run sh: {e}"))?;
     if done.timed_out {
@@ -528,7 +528,7 @@ pub async fn reduce(
         .arg(&script_path)
         .arg("a.c")
         .current_dir(&work);
-    let done = process::run(cmd, remaining, Sandbox { isolate_network: false })
+    let done = process::run(cmd, remaining, Sandbox::NONE)
         .await
         .map_err(|e| format!("cannot run cvise: {e}"))?;
     let log = format!(

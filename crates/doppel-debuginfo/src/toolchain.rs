@@ -50,7 +50,7 @@ impl Compiler {
         let path = process::which(name).ok_or_else(|| format!("compiler '{name}' is not installed"))?;
         let mut cmd = Command::new(&path);
         cmd.arg("--version");
-        let done = process::run(cmd, Duration::from_secs(20), Sandbox { isolate_network: false })
+        let done = process::run(cmd, Duration::from_secs(20), Sandbox::NONE)
             .await
             .map_err(|e| format!("cannot run {name} --version: {e}"))?;
         let version = done.stdout.lines().next().unwrap_or("").trim().to_string();

@@ -316,7 +316,7 @@ async fn status_alone(dir: &Path, recipe: &BuildRecipe) -> anyhow::Result<i32> {
     cmd.arg("-c")
         .arg(format!("{}exit $status\n", run_alone(recipe)))
         .current_dir(dir);
-    let done = process::run(cmd, Duration::from_secs(60), Sandbox { isolate_network: false }).await?;
+    let done = process::run(cmd, Duration::from_secs(60), Sandbox::NONE).await?;
     match done.code {
         Some(c) if !done.timed_out => Ok(c),
         _ => anyhow::bail!(

@@ -194,8 +194,8 @@ fn start(
     let mut command = piped(&cmd.program.to_string_lossy());
     command.args(&cmd.args).arg(&file).args(&cmd.args_after);
     command.stdin(std::process::Stdio::null());
-    let guard =
-        spawn(command, Sandbox::default()).map_err(|e| format!("cannot start {}: {e}", cmd.program.display()))?;
+    let guard = spawn(command, Sandbox::shared_loopback())
+        .map_err(|e| format!("cannot start {}: {e}", cmd.program.display()))?;
     if let Some(limits) = cmd.limits {
         let limits = Limits {
             cpu_seconds: timeout.as_secs() + 5,

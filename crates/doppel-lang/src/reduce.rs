@@ -77,7 +77,7 @@ impl Reducer {
     ///
     /// Errors: it cannot be spawned, `log` cannot be written.
     pub async fn run(&self, cmd: Command, budget: Duration, log: &Path) -> anyhow::Result<ReducerEnd> {
-        let done = process::run(cmd, budget, Sandbox { isolate_network: false }).await?;
+        let done = process::run(cmd, budget, Sandbox::NONE).await?;
         std::fs::write(
             log,
             format!(

@@ -1,7 +1,9 @@
 //! `doppel bench engines`: scripts per second per JavaScript engine on tiny
 //! JEST-sized programs (1–3 lines), one engine at a time, warm (the first run,
 //! which starts the worker, is timed apart), plus engine262 with semantics
-//! coverage. Prints figures; asserts nothing.
+//! coverage; then what confining a process costs (a one-shot shell's
+//! start: its own network namespace, the shared one, none). Prints
+//! figures; asserts nothing.
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use doppel_engines::engine::engine262::Engine262;
@@ -121,5 +123,43 @@ pub async fn run(programs: usize, engines: Vec<String>) -> anyhow::Result<ExitCo
     println!(
         "{programs} tiny programs per engine, sequential, one worker each; timings are wall clock on this machine"
     );
+    confinement(programs).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `true` started `n` times under each confinement a tool gets (cgroup and
+/// process group always; the network namespace varies): the baseline, a
+/// namespace per process, against the shared loopback-only namespace the
+/// one-shot shells use.
+async fn confinement(n: usize) -> anyhow::Result<()> {
+    use doppel_core::process::{Sandbox, run};
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(["process start (true)", "median ms", "starts/s"]);
+    for (name, sandbox) in [
+        ("a network namespace of its own (baseline)", Sandbox::default()),
+        (
+            "the shared loopback-only namespace (one-shot shells)",
+            Sandbox::shared_loopback(),
+        ),
+        ("no network namespace", Sandbox::NONE),
+    ] {
+        let mut times = Vec::with_capacity(n);
+        let start = Instant::now();
+        for _ in 0..n {
+            let t = Instant::now();
+            let done = run(tokio::process::Command::new("true"), Duration::from_secs(10), sandbox).await?;
+            anyhow::ensure!(done.code == Some(0), "true under {name}: {done:?}");
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let total = start.elapsed().as_secs_f64();
+        times.sort_by(f64::total_cmp);
+        t.add_row([
+            name.to_string(),
+            format!("{:.2}", times[times.len() / 2]),
+            format!("{:.0}", n as f64 / total.max(1e-9)),
+        ]);
+    }
+    println!("{t}");
+    Ok(())
 }

@@ -201,6 +201,7 @@ pub fn spec(a: &DebuginfoArgs, s: &Settings, db: &str) -> anyhow::Result<Debugin
         },
         sandbox: Sandbox {
             isolate_network: s.campaign.isolate_network,
+            ..Sandbox::default()
         },
         ..DebuggerConfig::default()
     };

@@ -165,6 +165,7 @@ pub fn debugger_config(a: &DiffArgs, s: &Settings, diff: &doppel_differential::D
         },
         sandbox: Sandbox {
             isolate_network: s.campaign.isolate_network,
+            ..Sandbox::default()
         },
         system_debug_info: s.campaign.system_debug_info || a.system_debug_info,
         ..DebuggerConfig::default()

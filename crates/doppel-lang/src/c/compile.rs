@@ -298,7 +298,7 @@ fn count_lines(text: &[u8]) -> u32 {
 async fn compiler_version(compiler: &Path) -> String {
     let mut cmd = Command::new(compiler);
     cmd.arg("--version");
-    match process::run(cmd, Duration::from_secs(10), Sandbox { isolate_network: false }).await {
+    match process::run(cmd, Duration::from_secs(10), Sandbox::NONE).await {
         Ok(done) => done.stdout.lines().next().unwrap_or("").to_string(),
         Err(_) => String::new(),
     }

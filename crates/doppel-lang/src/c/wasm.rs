@@ -432,7 +432,7 @@ fn diagnostics(stderr: &str) -> String {
 async fn compiler_version(compiler: &Path) -> String {
     let mut cmd = Command::new(compiler);
     cmd.arg("--version");
-    match process::run(cmd, Duration::from_secs(10), Sandbox { isolate_network: false }).await {
+    match process::run(cmd, Duration::from_secs(10), Sandbox::NONE).await {
         Ok(done) => done.stdout.lines().next().unwrap_or("").to_string(),
         Err(_) => String::new(),
     }
