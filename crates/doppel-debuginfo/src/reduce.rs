@@ -284,7 +284,12 @@ fn sed_replacement(s: &str) -> String {
 /// scratch files only in the current directory; one line on stderr saying
 /// which condition failed is welcome. The script treats every non-zero
 /// status, and a timeout (124), as "not interesting".
-pub fn interestingness_script(spec: &ReduceSpec, doppel_exe: &Path) -> String {
+///
+/// With `keep`, an interesting variant is also copied there (through a
+/// temporary file renamed into place): C-Vise stopped at its budget may
+/// leave an unchecked `a.c` (its lines pass rewrites the file in place while
+/// it checks the rewrite); the variant kept last is checked, never trusted.
+pub fn interestingness_script(spec: &ReduceSpec, doppel_exe: &Path, keep: Option<&Path>) -> String {
     let q = sh_quote;
     let flags = COMMON_FLAGS.join(" ");
     let werr: Vec<String> = spec.warning_errors.iter().map(|w| format!("-Werror={w}")).collect();
@@ -353,6 +358,10 @@ pub fn interestingness_script(spec: &ReduceSpec, doppel_exe: &Path) -> String {
     s.push_str(&format!(
         "timeout -k 10 \"$PT\" \"$DOPPEL\" {probe} >doppel-probe.out 2>&1 || fail 'step 4: probe'\n"
     ));
+    if let Some(k) = keep {
+        let k = q(&k.to_string_lossy());
+        s.push_str(&format!("cp a.c {k}.$$ 2>/dev/null && mv -f {k}.$$ {k}\n"));
+    }
     s.push_str("exit 0\n");
     s
 }
@@ -494,7 +503,9 @@ pub async fn reduce(
     spec.barrier_source = barrier_text.clone();
     let script_path = out_dir.join("interesting.sh");
     let write = |p: &Path, t: &str| std::fs::write(p, t).map_err(|e| format!("cannot write {}: {e}", p.display()));
-    write(&script_path, &interestingness_script(&spec, doppel_exe))?;
+    let keep = std::path::absolute(out_dir.join("last-interesting.c"))
+        .map_err(|e| format!("cannot resolve {}: {e}", out_dir.display()))?;
+    write(&script_path, &interestingness_script(&spec, doppel_exe, Some(&keep)))?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script_path, std::fs::Permissions::from_mode(0o755))
@@ -515,6 +526,7 @@ pub async fn reduce(
         .await
         .map_err(|e| format!("the original is not interesting: {e}"))?;
     let script_seconds = t0.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&keep); // the original's, not C-Vise's
 
     let per_test = ((script_seconds * 4.0).ceil() as u64).max(30);
     let remaining = timeout.saturating_sub(start.elapsed());
@@ -538,9 +550,23 @@ pub async fn reduce(
     write(&out_dir.join("cvise.log"), &log)?;
 
     let candidate = std::fs::read_to_string(work.join("a.c")).unwrap_or_default();
-    // Re-check what C-Vise left (it may have been killed mid-write).
-    let verified = marker_line(&candidate).is_some() && run_script(&script_path, &work, one_run_limit).await.is_ok();
-    let kept = if verified { candidate } else { text.clone() };
+    // Re-check what C-Vise left (it may have been killed mid-write, or in
+    // the middle of checking a rewrite), then the variant the script kept last.
+    let mut verified =
+        marker_line(&candidate).is_some() && run_script(&script_path, &work, one_run_limit).await.is_ok();
+    let mut kept = candidate;
+    if !verified
+        && let Ok(last) = std::fs::read_to_string(&keep)
+        && last != kept
+        && marker_line(&last).is_some()
+    {
+        write(&work.join("a.c"), &last)?;
+        verified = run_script(&script_path, &work, one_run_limit).await.is_ok();
+        kept = last;
+    }
+    if !verified {
+        kept = text.clone();
+    }
     let out = out_dir.join("a.c");
     write(&out, &kept)?;
     Ok(Reduced {
@@ -616,7 +642,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap().keep();
         let doppel = fake_doppel(&dir, probe_code);
         let script = dir.join("interesting.sh");
-        std::fs::write(&script, interestingness_script(spec, &doppel)).unwrap();
+        std::fs::write(
+            &script,
+            interestingness_script(spec, &doppel, Some(&dir.join("kept.c"))),
+        )
+        .unwrap();
         let work = dir.join("work");
         std::fs::create_dir(&work).unwrap();
         std::fs::write(work.join("a.c"), program).unwrap();
@@ -652,7 +682,7 @@ mod tests {
         let mut sp = spec();
         sp.reference_value = "it's".into();
         sp.culprit = Some("X86 LEA Fixup".into());
-        let s = interestingness_script(&sp, Path::new("/opt/doppel"));
+        let s = interestingness_script(&sp, Path::new("/opt/doppel"), Some(Path::new("/w/last-interesting.c")));
         assert!(s.contains("REF='it'\\''s'"), "{s}");
         assert!(s.contains("'--culprit' 'X86 LEA Fixup'"), "{s}");
         assert!(s.contains("'--wrong-class' 'same' '--actual' '0'"), "{s}");
@@ -664,6 +694,11 @@ mod tests {
         require_tools(&[]);
         let (r, dir, secs) = verdict(&spec(), GOOD, 0).await;
         assert_eq!(r, Ok(()));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("kept.c")).unwrap(),
+            GOOD,
+            "an interesting variant is kept"
+        );
         eprintln!("one script run (fake probe): {secs:.2} s");
         let args = std::fs::read_to_string(dir.join("probe-args.txt")).unwrap();
         let args: Vec<&str> = args.lines().collect();
@@ -761,6 +796,10 @@ mod tests {
             let (r, dir, _) = verdict(&spec(), &program, code).await;
             let e = r.expect_err(what);
             assert!(e.contains(reason), "{what}: {e}");
+            assert!(
+                !dir.join("kept.c").exists(),
+                "{what}: an uninteresting variant is not kept"
+            );
             std::fs::remove_dir_all(dir).unwrap();
         }
         // The shadow's first print must be the reference.
