@@ -49,7 +49,7 @@ pub async fn worker(db: &str, campaign: &str, name: &str, n: u64, work_ms: u64) 
 /// campaign, workers with nothing left to claim wait a while for the last
 /// items' holders (who could die and leave them), which is not work.
 async fn round(db: &str, campaign: &str, workers: usize, n: u64, work_ms: u64) -> anyhow::Result<(f64, f64, u64)> {
-    let exe = std::env::current_exe()?;
+    let exe = crate::cmd::doppel_exe()?;
     let store = Store::open(db).await?;
     let queue = WorkQueue::open(&store, campaign, "bench-observer", Duration::from_secs(30)).await?;
     let t = Instant::now();

@@ -235,7 +235,7 @@ pub async fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
     }
     let out = a.out.canonicalize()?;
     let db = out.join("soak.db");
-    let exe = std::env::current_exe()?;
+    let exe = crate::cmd::doppel_exe()?;
     log(
         &out,
         &format!(

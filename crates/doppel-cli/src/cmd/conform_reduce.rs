@@ -85,7 +85,7 @@ pub async fn reduce_groups(
     per_group: Duration,
     warm_probe: bool,
 ) {
-    let exe = match std::env::current_exe() {
+    let exe = match crate::cmd::doppel_exe() {
         Ok(e) => e,
         Err(e) => {
             eprintln!("reduction: no doppel executable for the probe: {e}");

@@ -280,7 +280,7 @@ async fn reduce(a: ReduceArgs, db: &str) -> anyhow::Result<ExitCode> {
             .join("reduce")
             .join(a.run.to_string())
     });
-    let exe = std::env::current_exe()?;
+    let exe = crate::cmd::doppel_exe()?;
     eprintln!(
         "reducing run {} ({} lines) in {} for at most {} s",
         a.run,

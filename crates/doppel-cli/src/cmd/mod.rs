@@ -89,11 +89,60 @@ pub fn progress_bar(quiet: bool, unit: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// This doppel's own executable, for the subprocesses that call it back (a
+/// reducer's interestingness test, scale-out workers): its path while that
+/// file is still the running binary, else `/proc/<pid>/exe`, which names
+/// the running binary for as long as doppel lives even after a rebuild
+/// replaced or removed the file (a campaign outlives a `cargo build`; its
+/// probes must not fail to start, nor run another build than the one they
+/// check).
+///
+/// Errors: the executable cannot be found (`std::env::current_exe`).
+pub fn doppel_exe() -> std::io::Result<std::path::PathBuf> {
+    exe_of(std::env::current_exe()?, std::process::id())
+}
+
+/// `path` if it is the file process `pid` runs, else `/proc/<pid>/exe`.
+fn exe_of(path: std::path::PathBuf, pid: u32) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let same = |a: &std::fs::Metadata, b: &std::fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
+    let running = std::path::PathBuf::from(format!("/proc/{pid}/exe"));
+    match (std::fs::metadata(&path), std::fs::metadata(&running)) {
+        (Ok(on_disk), Ok(live)) if same(&on_disk, &live) => Ok(path),
+        (_, Ok(_)) => Ok(running),
+        (Ok(_), Err(_)) => Ok(path),
+        (Err(e), Err(_)) => Err(e),
+    }
+}
+
 /// The end of a campaign's closing line: `, N NOT STORED` when runs were lost.
 pub fn not_stored(n: usize) -> String {
     if n > 0 {
         format!(", {n} NOT STORED")
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_replaced_executable_is_reached_through_proc() {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("sleep");
+        std::fs::copy("/bin/sleep", &copy).unwrap();
+        let mut child = std::process::Command::new(&copy).arg("30").spawn().unwrap();
+        let pid = child.id();
+        assert_eq!(super::exe_of(copy.clone(), pid).unwrap(), copy);
+        // A rebuild: the file is replaced by another one.
+        std::fs::remove_file(&copy).unwrap();
+        std::fs::copy("/bin/true", &copy).unwrap();
+        let exe = super::exe_of(copy.clone(), pid).unwrap();
+        assert_eq!(exe, std::path::PathBuf::from(format!("/proc/{pid}/exe")));
+        // It still starts the binary that runs (sleep, not true).
+        let out = std::process::Command::new(&exe).arg("--version").output().unwrap();
+        assert!(String::from_utf8_lossy(&out.stdout).contains("sleep"), "{out:?}");
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 }

@@ -65,7 +65,7 @@ pub fn options(db: &str, budget: u64, program: bool) -> anyhow::Result<ReduceOpt
     Ok(ReduceOptions {
         budget: Duration::from_secs(budget.max(1)),
         program,
-        doppel_exe: std::env::current_exe()?,
+        doppel_exe: crate::cmd::doppel_exe()?,
         work_dir,
     })
 }
