@@ -79,8 +79,15 @@ const MEMBERS: &[(&str, &str)] = &[
     ("withResolvers", "promise-with-resolvers"),
     ("isWellFormed", "String.prototype.isWellFormed"),
     ("toWellFormed", "String.prototype.toWellFormed"),
+    // ES2024's transfer came with transferToFixedLength and detached;
+    // resize with resizable and maxByteLength (a campaign's false V8 11
+    // candidate called transferToFixedLength).
     ("transfer", "arraybuffer-transfer"),
+    ("transferToFixedLength", "arraybuffer-transfer"),
+    ("detached", "arraybuffer-transfer"),
     ("resize", "resizable-arraybuffer"),
+    ("resizable", "resizable-arraybuffer"),
+    ("maxByteLength", "resizable-arraybuffer"),
     ("finally", "Promise.prototype.finally"),
     ("union", "set-methods"),
     ("intersection", "set-methods"),
@@ -307,5 +314,14 @@ mod tests {
         assert_eq!(tags, ["BigInt", "BigInt64Array", "TypedArray"]);
         assert_eq!(of_program("var e = AggregateError('1', 2);"), ["AggregateError"]);
         assert!(of_program("var x = 1 + 2;").is_empty());
+        assert_eq!(
+            of_program("var r = ArrayBuffer.prototype.transferToFixedLength.call(new ArrayBuffer());"),
+            ["TypedArray", "arraybuffer-transfer"]
+        );
+        assert!(of_program("new ArrayBuffer(1).detached;").contains(&"arraybuffer-transfer".to_string()));
+        assert!(
+            of_program("new ArrayBuffer(1, { maxByteLength: 2 }).resizable;")
+                .contains(&"resizable-arraybuffer".to_string())
+        );
     }
 }
