@@ -121,6 +121,7 @@ pub const PROBES: &[Probe] = &[
     ),
     ("optional-chaining", 2020, S, "var a = null; a?.b; a?.[0]; a?.();"),
     ("coalesce-expression", 2020, S, "var a = null ?? 1;"),
+    ("dynamic-import", 2020, S, "import('x');"),
     ("BigInt", 2020, S, "var a = 1n + BigInt(2);"),
     // Not a test262 feature name: BigInt and TypedArray both, which Rhino
     // 1.7.14 has without BigInt64Array.
@@ -214,6 +215,12 @@ pub const PROBES: &[Probe] = &[
         "typeof ''.isWellFormed === 'function'",
     ),
     (
+        "String.prototype.toWellFormed",
+        2024,
+        L,
+        "typeof ''.toWellFormed === 'function'",
+    ),
+    (
         "arraybuffer-transfer",
         2024,
         L,
@@ -245,6 +252,7 @@ pub const PROBES: &[Probe] = &[
         "typeof Float16Array === 'function' && typeof Math.f16round === 'function'",
     ),
     ("regexp-modifiers", 2025, S, "var r = /(?i:a)b/;"),
+    ("import-attributes", 2025, S, "import('x', { with: {} });"),
     ("regexp-duplicate-named-groups", 2025, S, "var r = /(?<a>x)|(?<a>y)/;"),
 ];
 

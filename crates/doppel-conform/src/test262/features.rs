@@ -73,10 +73,12 @@ const MEMBERS: &[(&str, &str)] = &[
     ("findLast", "array-find-from-last"),
     ("findLastIndex", "array-find-from-last"),
     ("toSorted", "change-array-by-copy"),
+    ("with", "change-array-by-copy"),
     ("toReversed", "change-array-by-copy"),
     ("toSpliced", "change-array-by-copy"),
     ("groupBy", "array-grouping"),
     ("withResolvers", "promise-with-resolvers"),
+    ("try", "promise-try"),
     ("isWellFormed", "String.prototype.isWellFormed"),
     ("toWellFormed", "String.prototype.toWellFormed"),
     // ES2024's transfer came with transferToFixedLength and detached;
@@ -193,6 +195,14 @@ pub fn of_program(source: &str) -> Vec<String> {
             }
             AstKind::ForOfStatement(f) => {
                 tags.insert(if f.r#await { "async-iteration" } else { "for-of" });
+            }
+            AstKind::ImportExpression(i) => {
+                tags.insert("dynamic-import");
+                if i.options.is_some() {
+                    // import(x, options): ES2025 import attributes
+                    // (SpiderMonkey 102 and 136 reject the second argument).
+                    tags.insert("import-attributes");
+                }
             }
             AstKind::NewTarget(_) => {
                 tags.insert("new.target");
@@ -314,6 +324,15 @@ mod tests {
         assert_eq!(tags, ["BigInt", "BigInt64Array", "TypedArray"]);
         assert_eq!(of_program("var e = AggregateError('1', 2);"), ["AggregateError"]);
         assert!(of_program("var x = 1 + 2;").is_empty());
+        // A campaign's false candidates of engines without these ES2023-25
+        // library features or import attributes.
+        assert_eq!(
+            of_program("var r = Array.prototype.with.call([]);"),
+            ["change-array-by-copy"]
+        );
+        assert_eq!(of_program("var r = Promise.try();"), ["Promise", "promise-try"]);
+        assert_eq!(of_program("import(0);"), ["dynamic-import"]);
+        assert_eq!(of_program("import(0, 0);"), ["dynamic-import", "import-attributes"]);
         assert_eq!(
             of_program("var r = ArrayBuffer.prototype.transferToFixedLength.call(new ArrayBuffer());"),
             ["TypedArray", "arraybuffer-transfer"]
