@@ -90,16 +90,39 @@ impl Reducer {
         } else if done.code == Some(0) {
             ReducerEnd::Finished
         } else {
-            let why = done
-                .stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .to_string();
+            let why = failure_reason(&done.stderr);
             ReducerEnd::Failed(format!("{} failed (status {:?}): {why}", self.tool, done.code))
         })
     }
+}
+
+/// What a failed reducer's stderr says went wrong, in one line: its
+/// `Error:` line with what `Caused by:` names (treereduce reports through
+/// anyhow, then prints a backtrace), else its last line that is not a
+/// backtrace frame.
+pub fn failure_reason(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if let Some(i) = lines.iter().position(|l| l.starts_with("Error:")) {
+        let mut why = lines[i].to_string();
+        if lines.get(i + 1) == Some(&"Caused by:")
+            && let Some(cause) = lines.get(i + 2)
+        {
+            why = format!("{why}: {cause}");
+        }
+        return why;
+    }
+    let frame = |l: &str| {
+        l.starts_with("at ")
+            || l.split_once(": ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+            || l.chars().all(|c| c.is_ascii_digit() || c == ':')
+    };
+    lines
+        .iter()
+        .rev()
+        .find(|l| !frame(l) && *l != &"Stack backtrace:")
+        .map(|l| l.to_string())
+        .unwrap_or_default()
 }
 
 /// treereduce on `input` (a file name in `dir`, the working directory),
@@ -147,6 +170,21 @@ mod tests {
         assert_eq!(reducer_for(Language::JavaScript), Some("treereduce-javascript"));
         assert_eq!(reducer_for(Language::Rust), None);
         assert!(Reducer::find(Language::Rust).is_err());
+    }
+
+    #[test]
+    fn a_failure_is_told_by_its_error_not_its_backtrace() {
+        // treereduce 0.4 whose interestingness command does not exist.
+        let stderr = "Error: Failed to check that initial input was interesting\n\nCaused by:\n    \
+                      No such file or directory (os error 2)\n\nStack backtrace:\n   0: <E as anyhow::context::ext::StdError>::ext_context\n   \
+                      1: treereduce::cli::main\n   8: __libc_start_main_impl\n             at ./csu/../csu/libc-start.c:360:3\n   9: _start\n";
+        assert_eq!(
+            failure_reason(stderr),
+            "Error: Failed to check that initial input was interesting: No such file or directory (os error 2)"
+        );
+        assert_eq!(failure_reason("Traceback\nRuntimeError: boom\n"), "RuntimeError: boom");
+        assert_eq!(failure_reason("x\n   9: _start\n"), "x");
+        assert_eq!(failure_reason(""), "");
     }
 
     #[test]
