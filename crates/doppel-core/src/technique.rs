@@ -189,6 +189,19 @@ pub trait Technique: Send + Sync {
         Ok(None)
     }
 
+    /// The test of one program variant during program reduction, run by
+    /// the reducer's interestingness check through `doppel reduce-probe`:
+    /// `case_json` is the probe case this technique's reduction wrote
+    /// beside the variant, `text` the variant (with its markers).
+    /// `Ok(Ok(()))`: the variant is the same finding; `Ok(Err(why))`: it is
+    /// not.
+    ///
+    /// Errors: the technique does not reduce programs (the default), the
+    /// case is malformed, the tool under test cannot be started.
+    async fn probe_variant(&self, _case_json: &str, _text: &str) -> anyhow::Result<Result<(), String>> {
+        anyhow::bail!("technique {} does not reduce programs", self.tag())
+    }
+
     /// Extra pages of the HTML report for the runs matching `filter`
     /// (a conformance campaign's engine-by-test matrix and its failure
     /// groups), generated from stored records; none by default.

@@ -199,6 +199,11 @@ impl Technique for Differential {
         crate::reduce::reduce_run(run, &ctx.cache_dir, options).await.map(Some)
     }
 
+    async fn probe_variant(&self, case_json: &str, text: &str) -> anyhow::Result<Result<(), String>> {
+        let case: crate::reduce_program::ProbeCase = serde_json::from_str(case_json)?;
+        Ok(crate::reduce_program::probe(&case, text, true).await?.map(|_| ()))
+    }
+
     fn reclassifies(&self) -> bool {
         true
     }

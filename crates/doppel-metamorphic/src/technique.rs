@@ -293,6 +293,11 @@ impl Technique for Metamorphic {
         crate::reduce::reduce(run, &ctx.cache_dir, options).await.map(Some)
     }
 
+    async fn probe_variant(&self, case_json: &str, text: &str) -> anyhow::Result<Result<(), String>> {
+        let case: doppel_differential::reduce_program::ProbeCase = serde_json::from_str(case_json)?;
+        Ok(crate::reduce_program::probe(&case, text, true).await?.map(|_| ()))
+    }
+
     async fn repro(&self, run: &RunRecord, _ctx: &TechniqueContext, out: &Path) -> anyhow::Result<Reproducer> {
         // The reduced case when there is one.
         let reduced = crate::reduce::reduced_run(run);

@@ -159,21 +159,21 @@ pub async fn after_campaign(store: &Store, db: &str, filter: &RunFilter, f: &Red
 
 /// `doppel reduce-probe`: exit 0 iff the variant is the same finding.
 pub async fn probe(a: ReduceProbeArgs) -> anyhow::Result<ExitCode> {
-    let case: doppel_differential::reduce_program::ProbeCase =
-        serde_json::from_str(&std::fs::read_to_string(&a.case)?)?;
+    let case_json = std::fs::read_to_string(&a.case)?;
     let text = std::fs::read_to_string(&a.source)?;
-    // The case's technique decides what the finding is again: a divergence
-    // of the differential run, or the metamorphic round re-applied to the
-    // variant breaking the relation.
-    let verdict = if case.run.technique == doppel_metamorphic::campaign::TECHNIQUE {
-        doppel_metamorphic::reduce_program::probe(&case, &text, true)
-            .await?
-            .map(|_| ())
-    } else {
-        doppel_differential::reduce_program::probe(&case, &text, true)
-            .await?
-            .map(|_| ())
-    };
+    // The case's technique decides what the finding is again (a divergence
+    // of the differential run, the metamorphic round re-applied to the
+    // variant breaking the relation): found by the run's tag in the registry.
+    #[derive(serde::Deserialize)]
+    struct Tagged {
+        run: RunTag,
+    }
+    #[derive(serde::Deserialize)]
+    struct RunTag {
+        technique: String,
+    }
+    let tag = serde_json::from_str::<Tagged>(&case_json)?.run.technique;
+    let verdict = crate::techniques::get(&tag)?.probe_variant(&case_json, &text).await?;
     match verdict {
         Ok(()) => {
             // The reducer may be stopped at its budget at any time: what it
