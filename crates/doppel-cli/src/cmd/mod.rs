@@ -129,14 +129,17 @@ mod tests {
     #[test]
     fn a_replaced_executable_is_reached_through_proc() {
         let dir = tempfile::tempdir().unwrap();
+        // Symbolic links, not copies: executing a file this test process
+        // just wrote races with the forks of tests running beside it
+        // ("Text file busy").
         let copy = dir.path().join("sleep");
-        std::fs::copy("/bin/sleep", &copy).unwrap();
+        std::os::unix::fs::symlink("/bin/sleep", &copy).unwrap();
         let mut child = std::process::Command::new(&copy).arg("30").spawn().unwrap();
         let pid = child.id();
         assert_eq!(super::exe_of(copy.clone(), pid).unwrap(), copy);
         // A rebuild: the file is replaced by another one.
         std::fs::remove_file(&copy).unwrap();
-        std::fs::copy("/bin/true", &copy).unwrap();
+        std::os::unix::fs::symlink("/bin/true", &copy).unwrap();
         let exe = super::exe_of(copy.clone(), pid).unwrap();
         assert_eq!(exe, std::path::PathBuf::from(format!("/proc/{pid}/exe")));
         // It still starts the binary that runs (sleep, not true).
