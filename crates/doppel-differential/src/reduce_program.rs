@@ -469,7 +469,7 @@ pub async fn reduce_program_with<P: VariantProbe>(
     // it checks the rewrite), and treereduce nothing: the variant
     // `doppel reduce-probe` accepted last is the fallback.
     let mut candidates = vec![std::fs::read_to_string(&result).unwrap_or_default()];
-    if let Some(last) = last_interesting(&work)
+    if let Some(last) = last_interesting(&case_json)
         && !candidates.contains(&last)
     {
         candidates.push(last);
@@ -541,8 +541,8 @@ pub fn record_interesting(case_json: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, &path)
 }
 
-fn last_interesting(work: &Path) -> Option<String> {
-    std::fs::read_to_string(last_interesting_path(&work.join("case.json"))).ok()
+fn last_interesting(case_json: &Path) -> Option<String> {
+    std::fs::read_to_string(last_interesting_path(case_json)).ok()
 }
 
 /// The first of a candidate's forms that gives the class again, tried in
@@ -652,11 +652,11 @@ mod tests {
     fn the_variant_accepted_last_is_kept_beside_the_case() {
         let dir = tempfile::tempdir().unwrap();
         let case = dir.path().join("case.json");
-        assert_eq!(last_interesting(dir.path()), None);
+        assert_eq!(last_interesting(&case), None);
         record_interesting(&case, "int main(void) { return 1; }\n").unwrap();
         record_interesting(&case, "int main(void) { return 0; }\n").unwrap();
         assert_eq!(
-            last_interesting(dir.path()).as_deref(),
+            last_interesting(&case).as_deref(),
             Some("int main(void) { return 0; }\n")
         );
         let names: Vec<_> = std::fs::read_dir(dir.path())
