@@ -4,7 +4,10 @@
 //!
 //! `cargo run --release -p doppel-conform --example generate -- SECONDS [SEED] [GRAMMAR] [OUT.jsonl]`
 //! (GRAMMAR defaults to ../shared/data/ecmascript-grammar/grammar.json
-//! beside the repository; OUT gets one kept program per line).
+//! beside the repository; OUT gets one kept program per line). With
+//! `DOPPEL_NO_ACTIVATE=1` the grammar seeds are tried without their
+//! activated variants, for comparison; `DOPPEL_CANDIDATE_BUDGET` sets
+//! engine262's evaluation budget per candidate (default 200,000).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -33,6 +36,7 @@ async fn main() -> Result<(), String> {
     let config = GeneratorConfig {
         grammar: Some(Arc::new(grammar)),
         attempts_per_call: 50,
+        activate: std::env::var_os("DOPPEL_NO_ACTIVATE").is_none(),
         ..GeneratorConfig::default()
     };
     let mut g = Generator::new(config, seed)?;
@@ -41,7 +45,11 @@ async fn main() -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     let cfg = EnginesConfig::default();
-    let mut spec = Engine262::with_coverage(&cfg).map_err(|e| format!("{e}; {}", cfg.setup_hint()))?;
+    let budget = std::env::var("DOPPEL_CANDIDATE_BUDGET")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(200_000);
+    let mut spec = Engine262::with_coverage_budget(&cfg, budget).map_err(|e| format!("{e}; {}", cfg.setup_hint()))?;
     let start = Instant::now();
     let deadline = start + Duration::from_secs(seconds);
     let mut last = Instant::now();

@@ -16,6 +16,8 @@
 //!   [`technique_campaign`], [`technique_pages`]: the technique seam, stored records,
 //!   reproducers, tests as campaign work items, and the report's matrix and group pages.
 //! - [`seed_check`]: the oxc check and the syntax tree mutators edit.
+//! - [`seed_activate`]: grammar seeds made to run (values of the right
+//!   shape, drivers that call what a seed declares).
 //! - [`seed_random`]: random bounded derivations of a nonterminal.
 //! - [`seed_builtins`]: built-ins walked in engine262, calls of each; spec vocabulary.
 //! - [`mutate`]: the five mutators (§III-B, C), one file each.
@@ -28,6 +30,7 @@ pub mod grammar;
 pub mod inject;
 pub mod mutate;
 pub mod pool;
+pub mod seed_activate;
 pub mod seed_builtins;
 pub mod seed_check;
 pub mod seed_random;

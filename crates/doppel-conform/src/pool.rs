@@ -4,7 +4,9 @@
 //! Candidates come in three phases, in this order:
 //! 1. grammar seeds: one oxc-accepted program per reachable alternative of
 //!    the ES2025 grammar ([`crate::synth::synthesize_checked`]), when a
-//!    grammar is configured;
+//!    grammar is configured, each followed by its activated variants
+//!    ([`crate::seed_activate::activate`], unless
+//!    [`GeneratorConfig::activate`] is off);
 //! 2. built-in calls ([`crate::seed_builtins::builtin_programs`]) over the
 //!    built-ins walked in engine262 on the first call of [`Generator::next`];
 //! 3. mutants: a mutator drawn uniformly from [`crate::mutate::registry`]
@@ -56,6 +58,12 @@ pub struct GeneratorConfig {
     pub goal: String,
     /// Whether to synthesize built-in function calls (phase 2).
     pub builtins: bool,
+    /// Whether each grammar seed is followed by its activated variants
+    /// ([`crate::seed_activate::activate`]: values of the right shape,
+    /// drivers that call what it declares) and the activation mutator is
+    /// drawn ([`crate::mutate::activate`]); off: JEST's inert seeds and
+    /// five mutators only.
+    pub activate: bool,
     /// Limits of one engine262 run (timeout; output cap).
     pub run: RunOptions,
     /// Longest candidate kept, in bytes (mutants grow by insertion).
@@ -71,13 +79,14 @@ pub struct GeneratorConfig {
 }
 
 impl Default for GeneratorConfig {
-    /// No grammar, built-ins on, 5 s per run, 4 KiB programs, 2,000 attempts
+    /// No grammar, built-ins and activation on, 5 s per run, 4 KiB programs, 2,000 attempts
     /// per call, half of the candidates mutants while seeds remain.
     fn default() -> Self {
         GeneratorConfig {
             grammar: None,
             goal: "Script".into(),
             builtins: true,
+            activate: true,
             run: RunOptions::default(),
             max_len: 4096,
             attempts_per_call: 2000,
@@ -98,6 +107,14 @@ pub enum Origin {
         /// The alternative's index.
         alternative: usize,
     },
+    /// An activated variant of the grammar seed for `production` `#alternative`
+    /// ([`crate::seed_activate`]).
+    Activated {
+        /// The production.
+        production: String,
+        /// The alternative's index.
+        alternative: usize,
+    },
     /// A built-in call.
     Builtin,
     /// A mutant of a pool program.
@@ -112,10 +129,11 @@ pub enum Origin {
 }
 
 impl Origin {
-    /// `grammar`, `builtin` or the mutator's name.
+    /// `grammar`, `activated`, `builtin` or the mutator's name.
     pub fn label(&self) -> &str {
         match self {
             Origin::Grammar { .. } => "grammar",
+            Origin::Activated { .. } => "activated",
             Origin::Builtin => "builtin",
             Origin::Mutant { mutator, .. } => mutator,
         }
@@ -210,11 +228,23 @@ impl Generator {
             Some(g) => {
                 let synthesis = synthesize_checked(g, &config.goal)?;
                 for s in synthesis.seeds {
+                    let variants = if config.activate {
+                        crate::seed_activate::activate(&s.program)
+                    } else {
+                        Vec::new()
+                    };
                     let origin = Origin::Grammar {
-                        production: s.production,
+                        production: s.production.clone(),
                         alternative: s.alternative,
                     };
                     queue.push_back((s.program, origin));
+                    for v in variants {
+                        let origin = Origin::Activated {
+                            production: s.production.clone(),
+                            alternative: s.alternative,
+                        };
+                        queue.push_back((v, origin));
+                    }
                 }
                 let shortest = crate::seed_random::shortest_for_derivations(g, &config.goal)?.parts();
                 Some(GrammarState {
@@ -225,6 +255,11 @@ impl Generator {
             }
             None => None,
         };
+        // Without activation, JEST's five mutators only.
+        let mutators = registry()
+            .into_iter()
+            .filter(|m| config.activate || m.name() != crate::mutate::activate::Activation.name())
+            .collect();
         Ok(Generator {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -233,7 +268,7 @@ impl Generator {
             builtins_queued: false,
             vocabulary: None,
             catalogue: None,
-            mutators: registry(),
+            mutators,
             palette: Palette::default(),
             pool: Vec::new(),
             union: CoverageUnion::default(),

@@ -116,6 +116,8 @@ pub const SEED_VALUES: &[&str] = &[
     "new ArrayBuffer(8)",
     "new Int8Array(4)",
     "Promise.resolve(1)",
+    "{ a: { value: 1, writable: true }, b: { get: function () { return 2; }, enumerable: true } }",
+    "new Proxy({}, {})",
 ];
 
 const ENUMERATE: &str = r#"(function () {

@@ -1,4 +1,4 @@
-//! The five mutators on hand-written pool programs: each output is accepted
+//! The five mutators of JEST and doppel's activation on hand-written pool programs: each output is accepted
 //! by oxc, differs from its parent in the way the mutator claims, and is the
 //! same for the same seed. The random mutator's grammar mode runs on the
 //! real ES2025 grammar from ../shared.
@@ -146,7 +146,28 @@ const PROGRAMS: &[(&str, &[u32], &[u32])] = &[
 #[test]
 fn every_mutator_is_registered_once() {
     let names: Vec<&str> = registry().iter().map(|m| m.name()).collect();
-    assert_eq!(names, ["random", "nearest", "string", "object", "diverter"]);
+    assert_eq!(names, ["random", "nearest", "string", "object", "diverter", "activate"]);
+}
+
+#[test]
+fn activation_calls_what_a_pool_program_defines() {
+    let f = fixture(&[
+        ("function g(x) { return x * 2; }", &[0], &[0]),
+        ("var [a] = 0; var h = function* () { yield a; };", &[0], &[0]),
+    ]);
+    let c = ctx(&f, None);
+    let all = mutants(mutator("activate").as_ref(), &c, 20);
+    let sources: Vec<&str> = all.iter().map(|m| m.source.as_str()).collect();
+    assert!(
+        sources.iter().any(|s| s.contains("g();") || s.contains("g([0, 1]);")),
+        "{sources:?}"
+    );
+    assert!(
+        sources
+            .iter()
+            .any(|s| s.contains("var [a] = [0, 1]") && s.contains(").next()")),
+        "{sources:?}"
+    );
 }
 
 #[test]

@@ -117,6 +117,38 @@ impl CoverageUnion {
     }
 }
 
+/// A suite's coverage by id (`IsLooselyEqual`, `IsLooselyEqual:6.a`), stable
+/// across catalogue orderings of one engine262 build: what two suites are
+/// compared by, item by item.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoveredIds {
+    /// engine262 version of the catalogue.
+    pub engine262: String,
+    /// Covered algorithm ids, catalogue order.
+    pub algorithms: Vec<String>,
+    /// Covered step ids, catalogue order.
+    pub steps: Vec<String>,
+}
+
+impl CoverageUnion {
+    /// The covered items' ids in `cat` (indices outside it are left out).
+    pub fn ids(&self, cat: &Catalogue) -> CoveredIds {
+        CoveredIds {
+            engine262: cat.engine262.clone(),
+            algorithms: self
+                .algorithms
+                .iter()
+                .filter_map(|i| cat.algorithms.get(*i as usize).map(|a| a.id.clone()))
+                .collect(),
+            steps: self
+                .steps
+                .iter()
+                .filter_map(|i| cat.steps.get(*i as usize).map(|s| s.id.clone()))
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +177,8 @@ mod tests {
         assert_eq!(u.add(&p), (0, 0));
         let [_, steps, top] = u.ratios(&cat);
         assert_eq!((steps, top), ((2, 3), (1, 2)));
+        u.steps.insert(7);
+        let ids = u.ids(&cat);
+        assert_eq!(ids.steps.len(), 2, "index 7 is outside the catalogue");
     }
 }

@@ -9,6 +9,7 @@
 use super::campaign::{RunnerArgs, finish, on_progress, parse_budget};
 use super::conform_print::{print_summary, write_generated};
 use super::{not_stored, open_store, progress_bar};
+use anyhow::Context;
 use doppel_conform::group::{KnownIndex, group};
 use doppel_conform::inject::Limits;
 use doppel_conform::inject::campaign::{Prepared, plain, prepare};
@@ -107,6 +108,11 @@ pub struct RunArgs {
     /// Run every Nth test only (an evenly spread sample).
     #[arg(long, default_value_t = 1)]
     pub stride: usize,
+    /// Write engine262's suite coverage (the ids of the covered algorithms
+    /// and steps, JSON) to this file, to compare two suites step by step
+    /// (tests skipped by `--resume` are not in it).
+    #[arg(long)]
+    pub coverage_out: Option<PathBuf>,
     #[command(flatten)]
     pub panel: PanelArgs,
 }
@@ -130,6 +136,16 @@ pub struct GenerateArgs {
     /// assertions on their final state (JEST §III-D) that are injected by default.
     #[arg(long)]
     pub no_inject: bool,
+    /// Try the grammar seeds as JEST synthesizes them only, without their
+    /// activated variants (values of the right shape, drivers that call what
+    /// a seed declares), for comparison.
+    #[arg(long)]
+    pub no_activate: bool,
+    /// The evaluation budget of a candidate in the generator's engine262, in
+    /// Evaluate() calls (deterministic): a candidate that runs past it is not
+    /// kept. Judging keeps engine262's default budget (2,000,000) and `--timeout`.
+    #[arg(long, default_value_t = 200_000)]
+    pub candidate_budget: u64,
     #[command(flatten)]
     pub panel: PanelArgs,
 }
@@ -179,7 +195,9 @@ async fn run_files(a: RunArgs, db: &str) -> anyhow::Result<ExitCode> {
     eprintln!("{} tests, {} files skipped", tests.len(), skipped.len());
     let mut session = Session::open(&a.panel, TestSource::Files, 0, db).await?;
     let code = session.judge(tests, None).await?;
-    session.finish(a.save_matrix.then_some(suite), skipped).await?;
+    session
+        .finish(a.save_matrix.then_some(suite), skipped, a.coverage_out.as_deref())
+        .await?;
     Ok(code)
 }
 
@@ -211,11 +229,12 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
             output_cap: 16 * 1024,
         },
         attempts_per_call: 50,
+        activate: !a.no_activate,
         engines: engines.clone(),
         ..GeneratorConfig::default()
     };
     let mut generator = Generator::new(gen_config, a.seed).map_err(|e| anyhow::anyhow!("generator: {e}"))?;
-    let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage(&engines)?;
+    let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage_budget(&engines, a.candidate_budget)?;
     // Injection writes test262 tests: test262's own harness files run them.
     let harness =
         if a.no_inject {
@@ -322,7 +341,7 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
             &session.tally.lock().unwrap_or_else(|e| e.into_inner()),
         )?;
     }
-    session.finish(None, Vec::new()).await?;
+    session.finish(None, Vec::new(), None).await?;
     Ok(code)
 }
 
@@ -449,7 +468,12 @@ impl Session {
     }
 
     /// The summary: catalogue, matrix cache, known vs new, groups; printed and stored.
-    async fn finish(self, save_matrix: Option<String>, skipped: Vec<String>) -> anyhow::Result<()> {
+    async fn finish(
+        self,
+        save_matrix: Option<String>,
+        skipped: Vec<String>,
+        coverage_out: Option<&std::path::Path>,
+    ) -> anyhow::Result<()> {
         let config = self.campaign.config.clone();
         let engines = &self.campaign.engines;
         let id = &self.id;
@@ -464,6 +488,15 @@ impl Session {
         } else {
             None
         };
+        if let Some(path) = coverage_out {
+            let cat = catalogue
+                .as_ref()
+                .ok_or_else(|| anyhow::anyhow!("--coverage-out: no coverage catalogue"))?;
+            let ids = tally.union.ids(cat);
+            std::fs::write(path, serde_json::to_vec_pretty(&ids)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("suite coverage written: {}", path.display());
+        }
         let cache_path = matrix::cache_path(&engines.cache, &id.spec, &id.members);
         if let (Some(suite), Some(_)) = (&save_matrix, &catalogue) {
             let cache = MatrixCache {

@@ -8,7 +8,9 @@
 //! - [`strings`]: a string literal replaced by a spec string;
 //! - [`objects`]: a property name or expression replaced by spec property
 //!   keys, well-known symbols and objects built from them;
-//! - [`diverters`]: `break`/`continue`/`return`/`throw` inserted where legal.
+//! - [`diverters`]: `break`/`continue`/`return`/`throw` inserted where legal;
+//! - [`activate`] (beyond JEST): values of the right shape, drivers that
+//!   call what the program defines, the program as eval code.
 //!
 //! A mutator edits source text at spans of oxc's syntax tree
 //! ([`crate::seed_check::SyntaxTree`]) and returns only programs oxc accepts
@@ -25,6 +27,7 @@ use crate::seed_check::oxc_check;
 use crate::seed_random::Palette;
 use crate::shortest::Shortest;
 
+pub mod activate;
 pub mod diverters;
 pub mod nearest;
 pub mod objects;
@@ -67,7 +70,7 @@ pub struct Mutant {
 
 /// A mutator (JEST §III-C).
 pub trait Mutator: Send + Sync {
-    /// Its registry name (`random`, `nearest`, `string`, `object`, `diverter`).
+    /// Its registry name (`random`, `nearest`, `string`, `object`, `diverter`, `activate`).
     fn name(&self) -> &'static str;
 
     /// One mutant of a pool program, or `None` when no accepted edit was
@@ -83,6 +86,7 @@ pub fn registry() -> Vec<Box<dyn Mutator>> {
         Box::new(strings::StringSubstitution),
         Box::new(objects::ObjectSubstitution),
         Box::new(diverters::StatementInsertion),
+        Box::new(activate::Activation),
     ]
 }
 
