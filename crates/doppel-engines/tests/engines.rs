@@ -356,6 +356,30 @@ async fn known_binding_crashes_are_avoided() {
     assert_eq!(r.output, "undefined undefined\n");
 }
 
+/// boabem shows a thrown object that is not an Error (test262's
+/// `Test262Error`) as `Name {` and its own properties; the host reads the
+/// constructor and the `message` line, so the failed assertion is named.
+#[tokio::test]
+async fn boa_names_a_thrown_objects_constructor_and_message() {
+    let mut boa = engine("boa");
+    let src = "function Test262Error(m) { this.message = m; }\n\
+               throw new Test262Error('Expected SameValue(«1», «2») to be \"true\"');";
+    let r = boa.run(&Script::new(src), &opts(10_000)).await;
+    match &r.outcome {
+        Outcome::Exception {
+            constructor, message, ..
+        } => {
+            assert_eq!(constructor.as_deref(), Some("Test262Error"), "{r:?}");
+            assert_eq!(
+                message.as_deref(),
+                Some("Expected SameValue(«1», «2») to be \"true\""),
+                "{r:?}"
+            );
+        }
+        other => panic!("expected an exception, got {other:?}"),
+    }
+}
+
 /// A one-process shell under its resource limits: an allocation bomb ends
 /// (an exception or a signal from the address-space limit), it does not take
 /// the machine's memory or run into the timeout.
