@@ -235,6 +235,10 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
     };
     let mut generator = Generator::new(gen_config, a.seed).map_err(|e| anyhow::anyhow!("generator: {e}"))?;
     let mut spec = doppel_engines::engine::engine262::Engine262::with_coverage_budget(&engines, a.candidate_budget)?;
+    // Injection runs each kept program three times (inspected, then as its
+    // test262 test with the harness, once with the clock moved): without
+    // coverage and its unoptimized node, at engine262's default budget.
+    let mut inject_spec = doppel_engines::engine::engine262::Engine262::new(&engines, false)?;
     // Injection writes test262 tests: test262's own harness files run them.
     let harness =
         if a.no_inject {
@@ -283,7 +287,7 @@ async fn generate(a: GenerateArgs, db: &str) -> anyhow::Result<ExitCode> {
                         timeout: Duration::from_secs(a.panel.timeout.max(1) * 3),
                         output_cap: 16 * 1024,
                     };
-                    let p = prepare(&mut spec, h, &name, &k.source, &Limits::default(), &opts).await;
+                    let p = prepare(&mut inject_spec, h, &name, &k.source, &Limits::default(), &opts).await;
                     injection.add(&p);
                     p.into_test()
                 }
