@@ -21,13 +21,16 @@
 //!    initializer or assigned value), an object `{ $: 0 }` (for-in, `with`,
 //!    the right of `in`), a constructor (class heritage, `instanceof`) or a
 //!    function (callee, `new`, tag); a loop whose test is missing (`for ( ; ; )`,
-//!    which never ends) or `0` (which never iterates) gets [`LOOP_TEST`].
+//!    which never ends) or `0` (which never iterates) gets [`LOOP_TEST`], any
+//!    other test is bounded by it (`do ; while ( {..} ) ;`, the shortest
+//!    context of an object literal, never ends either).
 //! 2. **Drivers** ([`add_drivers`]): a declared function, generator, async
 //!    function or class is called right after its declaration (`f(ARGS);`,
 //!    `var g = f(ARGS); g.next(); g.next(0); g.return(1);`,
 //!    `new C(ARGS);` plus each public method, getter and setter), and a
 //!    function, arrow or class expression is called in place (`(E)(ARGS)`,
-//!    `(E)(ARGS).next()`, `new (E)(ARGS)`); an object literal with a method
+//!    a generator resumed by `next()`, `next(0)` and `return(1)`,
+//!    `new (E)(ARGS)`); an object literal with a method
 //!    or accessor has its first one invoked. Drivers nest: up to
 //!    [`DRIVER_PASSES`] passes reach functions declared inside called ones.
 //! 3. **Eval** ([`in_eval`]): a seed that declares a name also runs as the
@@ -122,21 +125,27 @@ struct Edit {
     text: String,
 }
 
-/// `source` with non-overlapping `edits` applied; an edit that overlaps or
-/// lies inside one kept before it (by start, longest first) is dropped.
-fn apply(source: &str, mut edits: Vec<Edit>) -> String {
-    edits.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end)));
+/// `source` with `edits` applied. Of replacements that overlap, the one
+/// starting first (the longest at one start) is kept; an insertion strictly
+/// inside a kept replacement is dropped. At one position insertions go
+/// before a replacement, in the order given.
+fn apply(source: &str, edits: Vec<Edit>) -> String {
+    let (inserts, mut replaces): (Vec<Edit>, Vec<Edit>) = edits.into_iter().partition(|e| e.start == e.end);
+    replaces.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end)));
     let mut kept: Vec<Edit> = Vec::new();
-    for e in edits {
-        let clash = kept.iter().any(|k| {
-            (e.start < k.end && k.start < e.end) || (e.start == e.end && k.start < e.start && e.start < k.end)
-        });
-        if !clash {
+    for e in replaces {
+        if !kept.iter().any(|k| e.start < k.end && k.start < e.end) {
             kept.push(e);
         }
     }
+    let inside = |p: usize| kept.iter().any(|k| k.start < p && p < k.end);
+    let mut all: Vec<Edit> = inserts.into_iter().filter(|e| !inside(e.start)).collect();
+    all.extend(kept);
+    // Stable: insertions at one position keep their order; at a replacement's
+    // start they come first, so (applied from the end) their text precedes it.
+    all.sort_by_key(|e| (e.start, e.start != e.end));
     let mut out = source.to_string();
-    for e in kept.iter().rev() {
+    for e in all.iter().rev() {
         out.replace_range(e.start..e.end, &e.text);
     }
     out
@@ -175,15 +184,24 @@ pub fn substitute_values(source: &str) -> Option<String> {
             let e = match node.kind() {
                 AstKind::ForOfStatement(s) => zero(&s.right, ITERABLE),
                 AstKind::ForStatement(s) => match &s.test {
-                    Some(t) => zero(t, LOOP_TEST),
+                    Some(t) => {
+                        edits.extend(bounded(t));
+                        None
+                    }
                     None => for_test_position(source, s).map(|at| Edit {
                         start: at,
                         end: at,
                         text: format!(" {LOOP_TEST}"),
                     }),
                 },
-                AstKind::WhileStatement(s) => zero(&s.test, LOOP_TEST),
-                AstKind::DoWhileStatement(s) => zero(&s.test, LOOP_TEST),
+                AstKind::WhileStatement(s) => {
+                    edits.extend(bounded(&s.test));
+                    None
+                }
+                AstKind::DoWhileStatement(s) => {
+                    edits.extend(bounded(&s.test));
+                    None
+                }
                 AstKind::ForInStatement(s) => zero(&s.right, OBJECT),
                 AstKind::WithStatement(s) => zero(&s.object, OBJECT),
                 AstKind::SpreadElement(s) => zero(&s.argument, ITERABLE),
@@ -216,6 +234,32 @@ pub fn substitute_values(source: &str) -> Option<String> {
         return None;
     }
     Some(apply(source, edits))
+}
+
+/// A loop test made to end: `0` (never iterates) becomes [`LOOP_TEST`];
+/// any other test `T` becomes `(T) && LOOP_TEST`, still evaluated each
+/// iteration but false by the third. The grammar puts an expression that
+/// cannot start a statement (an object literal, a function or class
+/// expression) in its shortest context `do ; while ( E ) ;`, which loops
+/// forever on a truthy `E`: without this, every such seed was a timeout.
+fn bounded(test: &Expression<'_>) -> Vec<Edit> {
+    if let Some(e) = zero(test, LOOP_TEST) {
+        return vec![e];
+    }
+    let span = test.span();
+    let (start, end) = (span.start as usize, span.end as usize);
+    vec![
+        Edit {
+            start,
+            end: start,
+            text: "(".into(),
+        },
+        Edit {
+            start: end,
+            end,
+            text: format!(") && {LOOP_TEST}"),
+        },
+    ]
 }
 
 /// Where the test of a `for` statement without one goes: just after the
@@ -257,7 +301,7 @@ fn member_driver(target: &str, key: &str, kind: MethodDefinitionKind, generator:
         MethodDefinitionKind::Get => format!("{target}{key};"),
         MethodDefinitionKind::Set => format!("{target}{key} = 0;"),
         MethodDefinitionKind::Constructor => String::new(),
-        MethodDefinitionKind::Method if generator => format!("{target}{key}({args}).next();"),
+        MethodDefinitionKind::Method if generator => format!("{};", resume(&format!("{target}{key}({args})"))),
         MethodDefinitionKind::Method => format!("{target}{key}({args});"),
     }
 }
@@ -295,7 +339,7 @@ pub fn add_drivers(source: &str, args: &str) -> Option<String> {
                         continue;
                     };
                     let driver = if f.generator {
-                        format!(" {name}({args}).next();")
+                        format!(" {};", resume(&format!("{name}({args})")))
                     } else {
                         format!(" {name}({args});")
                     };
@@ -403,11 +447,18 @@ fn is_member_value(parent: Option<AstKind<'_>>) -> bool {
     ) && !matches!(parent, Some(AstKind::ObjectProperty(p)) if !p.method && p.kind == PropertyKind::Init)
 }
 
+/// A generator object `g` resumed three ways, as one expression: `next()`
+/// runs to the first `yield`, `next(0)` resumes it with a value, `return(1)`
+/// resumes it with a return completion (GeneratorResumeAbrupt).
+fn resume(g: &str) -> String {
+    format!("(($g) => ($g.next(), $g.next(0), $g.return(1)))({g})")
+}
+
 /// The in-place driver of a callable expression `text` at `start..end`.
 fn in_place(start: usize, end: usize, text: &str, how: Callable, args: &str) -> Edit {
     let text = match how {
         Callable::Function => format!("({text})({args})"),
-        Callable::Generator => format!("({text})({args}).next()"),
+        Callable::Generator => resume(&format!("({text})({args})")),
         Callable::Class => format!("new ({text})({args})"),
     };
     Edit { start, end, text }
@@ -468,11 +519,11 @@ mod tests {
         );
         assert_eq!(
             add_drivers("async function * $ ( ) { }", "").unwrap(),
-            "async function * $ ( ) { } $().next();"
+            "async function * $ ( ) { } (($g) => ($g.next(), $g.next(0), $g.return(1)))($());"
         );
         assert_eq!(
             add_drivers("class $ { static 0 ( ) { } get $ ( ) { } * a ( ) { } #p ( ) { } }", "").unwrap(),
-            "class $ { static 0 ( ) { } get $ ( ) { } * a ( ) { } #p ( ) { } } new $(); $[0](); new $().$; new $().a().next();"
+            "class $ { static 0 ( ) { } get $ ( ) { } * a ( ) { } #p ( ) { } } new $(); $[0](); new $().$; (($g) => ($g.next(), $g.next(0), $g.return(1)))(new $().a());"
         );
     }
 
@@ -480,7 +531,7 @@ mod tests {
     fn expressions_are_called_in_place_once() {
         assert_eq!(
             add_drivers("( function * ( ) { } ) ;", "").unwrap(),
-            "( (function * ( ) { })().next() ) ;"
+            "( (($g) => ($g.next(), $g.next(0), $g.return(1)))((function * ( ) { })()) ) ;"
         );
         assert_eq!(add_drivers("$ => 0 ;", "").unwrap(), "($ => 0)() ;");
         // Already called: left alone.

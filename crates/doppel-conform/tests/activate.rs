@@ -40,7 +40,13 @@ async fn activated_seeds_reach_the_steps_inert_seeds_miss() {
     let mut spec = engine262(None);
     let cat = spec.catalogue().await.expect("catalogue");
     // Grammar seeds as the synthesizer writes them (tokens joined by spaces).
-    let seeds = ["function * $ ( ) { yield ; }", "[ $ ] = 0 ;", "class $ extends 0 { }"];
+    // The YieldExpression seed: a generator method in an object literal, in
+    // the expression's shortest context `do ; while ( E ) ;` (an endless loop).
+    let seeds = [
+        "do ; while ( { * 0 ( ) { for ( yield ; ; ) ; } } ) ;",
+        "[ $ ] = 0 ;",
+        "class $ extends 0 { }",
+    ];
     let inert = steps(&mut spec, &cat, &seeds.map(String::from)).await;
     let variants: Vec<String> = seeds.iter().flat_map(|s| activate(s)).collect();
     let active = steps(&mut spec, &cat, &variants).await;

@@ -165,7 +165,7 @@ fn activation_calls_what_a_pool_program_defines() {
     assert!(
         sources
             .iter()
-            .any(|s| s.contains("var [a] = [0, 1]") && s.contains(").next()")),
+            .any(|s| s.contains("var [a] = [0, 1]") && s.contains(".next(0)")),
         "{sources:?}"
     );
 }
