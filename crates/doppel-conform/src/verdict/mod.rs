@@ -320,8 +320,17 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
                              the implementation-defined time zone name (ECMA-262 21.4.4.41.3 TimeZoneString)"
                         ),
                     },
+                    Some((index, kind, subject)) if only_list_separators_differ(&msg) => EngineVerdict::NoVerdict {
+                        reason: format!(
+                            "injected assertion #{index} {kind} {subject} compares strings that differ only in \
+                             the implementation-defined list separator (ECMA-262 23.1.3.32 Array.prototype.toLocaleString)"
+                        ),
+                    },
                     Some((index, kind, subject))
-                        if traits.dollar_removed && subject == "$" && on_global(kind, &subject) =>
+                        if traits.dollar_removed
+                            && on_global(kind, &subject)
+                            && (subject == "$"
+                                || (kind == crate::inject::AssertionKind::KeyOrder && lists_dollar(&msg))) =>
                     {
                         EngineVerdict::NoVerdict {
                             reason: format!(
@@ -371,16 +380,34 @@ pub fn judge(expected: &Expected, outcome: &Outcome, output: &str, traits: HostT
 /// (empty, as engine262 has it, or ` (name)`, as V8, SpiderMonkey and JSC
 /// print ` (Coordinated Universal Time)`).
 pub fn only_time_zone_names_differ(message: &str) -> bool {
-    let Some((_, rest)) = message.split_once("Expected SameValue(«") else {
-        return false;
-    };
-    let Some((actual, rest)) = rest.split_once("», «") else {
-        return false;
-    };
-    let Some((expected, _)) = rest.split_once("») to be true") else {
-        return false;
-    };
-    actual != expected && without_time_zone_names(actual) == without_time_zone_names(expected)
+    same_value_operands(message).is_some_and(|(actual, expected)| {
+        actual != expected && without_time_zone_names(actual) == without_time_zone_names(expected)
+    })
+}
+
+/// The (actual, expected) texts of a failed `assert.sameValue` message.
+fn same_value_operands(message: &str) -> Option<(&str, &str)> {
+    let (_, rest) = message.split_once("Expected SameValue(«")?;
+    let (actual, rest) = rest.split_once("», «")?;
+    let (expected, _) = rest.split_once("») to be true")?;
+    Some((actual, expected))
+}
+
+/// Whether a failed `assert.sameValue` message compares two strings that
+/// differ only in their list separators (`"a, b"` against `"a,b"`):
+/// Array.prototype.toLocaleString and %TypedArray%.prototype.toLocaleString
+/// join with "the implementation-defined list-separator String appropriate
+/// for the host environment's current locale" (ECMA-262 23.1.3.32, 23.2.3.31);
+/// engine262 uses `,`, Boa and mujs `, `.
+pub fn only_list_separators_differ(message: &str) -> bool {
+    same_value_operands(message).is_some_and(|(actual, expected)| {
+        actual != expected && actual.replace(", ", ",") == expected.replace(", ", ",")
+    })
+}
+
+/// Whether a failed `assert.compareArray` message lists the key `$`.
+fn lists_dollar(message: &str) -> bool {
+    message.contains("[$,") || message.contains(", $]") || message.contains(", $,") || message.contains("[$]")
 }
 
 /// `s` with every ` (...)` right after a `GMT+hhmm` / `GMT-hhmm` offset removed.

@@ -92,6 +92,14 @@ fn a_failed_injected_assertion_is_located() {
             .failure()
             .is_some()
     );
+    // ... and the global's key order with `$` among the keys.
+    let order = "[doppel#2 key-order] this Actual [$$n, $] and expected [$, $$n] should have the same contents. ";
+    assert!(matches!(
+        judge(&n, &exc("Test262Error", order), "", jsc),
+        EngineVerdict::NoVerdict { .. }
+    ));
+    let order = "[doppel#2 key-order] this Actual [b, a] and expected [a, b] should have the same contents. ";
+    assert!(judge(&n, &exc("Test262Error", order), "", jsc).failure().is_some());
     let other = "[doppel#1 descriptor] $a descriptor should be enumerable";
     assert!(judge(&n, &exc("Test262Error", other), "", jsc).failure().is_some());
     let desc = "[doppel#1 descriptor] x descriptor should not be configurable";
@@ -385,6 +393,17 @@ fn es5_level_families_cannot_make_a_specification_candidate() {
         legacy("mujs", Family::Mujs, EngineVerdict::Pass),
     ];
     assert_eq!(vote(&only, None).candidate.name(), "spec_bug");
+}
+
+#[test]
+fn strings_differing_only_in_list_separators_are_not_a_failure() {
+    let m = |a: &str, e: &str| format!("[doppel#0 value] result Expected SameValue(«\"{a}\"», «\"{e}\"») to be true");
+    assert!(only_list_separators_differ(&m("P, l, a", "P,l,a")));
+    assert!(
+        !only_list_separators_differ(&m("P,l,a", "P,l,a")),
+        "equal strings did not fail"
+    );
+    assert!(!only_list_separators_differ(&m("P, l, b", "P,l,a")));
 }
 
 #[test]
