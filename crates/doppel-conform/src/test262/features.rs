@@ -304,6 +304,16 @@ pub fn of_program(source: &str) -> Vec<String> {
             _ => {}
         }
     }
+    // A symbol may be a weak target since ES2023: a program naming both a
+    // weak collection and Symbol may use one (a campaign's false candidates
+    // of SpiderMonkey and Boa on `new WeakRef(Symbol())`).
+    if tags.contains("Symbol")
+        && ["WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry"]
+            .iter()
+            .any(|w| tags.contains(w))
+    {
+        tags.insert("symbols-as-weakmap-keys");
+    }
     tags.into_iter().map(String::from).collect()
 }
 
@@ -332,6 +342,11 @@ mod tests {
         );
         assert_eq!(of_program("var r = Promise.try();"), ["Promise", "promise-try"]);
         assert_eq!(of_program("import(0);"), ["dynamic-import"]);
+        assert_eq!(
+            of_program("result = new WeakRef(Symbol());"),
+            ["Symbol", "WeakRef", "symbols-as-weakmap-keys"]
+        );
+        assert_eq!(of_program("new WeakMap();"), ["WeakMap"]);
         assert_eq!(of_program("import(0, 0);"), ["dynamic-import", "import-attributes"]);
         assert_eq!(
             of_program("var r = ArrayBuffer.prototype.transferToFixedLength.call(new ArrayBuffer());"),
