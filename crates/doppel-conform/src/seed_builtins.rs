@@ -159,7 +159,8 @@ struct Enumerated {
 
 /// The walk of engine262's realm, cached per engine262 version in the
 /// engines cache (`engine262-VERSION-builtins.json`): it is slow in
-/// coverage mode and its result depends only on the build.
+/// coverage mode and its result depends only on the build. It runs on a
+/// plain engine262 of the same build (`spec` names the version).
 async fn walk(spec: &mut Engine262, cfg: &EnginesConfig) -> Result<Enumerated, String> {
     use doppel_engines::Engine;
     let cache = cfg
@@ -174,7 +175,12 @@ async fn walk(spec: &mut Engine262, cfg: &EnginesConfig) -> Result<Enumerated, S
         timeout: std::time::Duration::from_secs(300),
         output_cap: 4 << 20,
     };
-    let r = spec.run_unchecked(ENUMERATE, &opts).await;
+    // On an engine262 of its own at the default evaluation budget: `spec`
+    // may be the generator's, whose per-candidate budget (200,000
+    // Evaluate() calls) the walk exceeds (a fresh machine, without the
+    // cache, failed every generation campaign so).
+    let mut plain = Engine262::new(cfg, false).map_err(|e| format!("engine262 built-in walk: {e}"))?;
+    let r = plain.run_unchecked(ENUMERATE, &opts).await;
     if r.outcome != Outcome::Normal || r.output_cut {
         return Err(format!(
             "engine262 built-in walk: {} (output cut: {})",

@@ -83,3 +83,31 @@ async fn the_candidate_budget_ends_a_loop_as_a_timeout() {
     assert!(matches!(r.outcome, Outcome::Normal), "{:?}", r.outcome);
     assert!(c.is_some());
 }
+
+/// The generator's built-in walk runs at engine262's default budget, not at
+/// the generator's per-candidate one, also when nothing is cached (a fresh
+/// machine: every generation campaign failed there with a walk "timeout").
+#[tokio::test]
+async fn the_builtin_walk_is_not_bound_by_the_candidate_budget() {
+    use doppel_conform::pool::{Generator, GeneratorConfig};
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = EnginesConfig {
+        cache: tmp.path().to_path_buf(),
+        ..EnginesConfig::default()
+    };
+    let mut spec = Engine262::with_coverage_budget(&cfg, 20_000)
+        .unwrap_or_else(|e| panic!("engine262 must be installed for this test: {e}; {}", cfg.setup_hint()));
+    let mut g = Generator::new(
+        GeneratorConfig {
+            engines: cfg.clone(),
+            attempts_per_call: 3,
+            mutation_share: 0.0,
+            ..GeneratorConfig::default()
+        },
+        1,
+    )
+    .unwrap();
+    g.next(&mut spec).await.expect("the walk runs at the default budget");
+    let v = g.vocabulary().expect("walked");
+    assert!(v.builtins.len() > 100, "{} built-ins", v.builtins.len());
+}
