@@ -81,7 +81,9 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// (`DarwinConfig::own_branches_first`); `DOPPEL_DARWIN_NARROW=1` adds
 /// predicates at 1- and 2-byte stores (`DarwinConfig::narrow_stores`);
 /// `DOPPEL_DARWIN_PREFIX=1` deviates along the prefix of a symbolic run cut
-/// by the shadow's budgets (`DarwinConfig::prefix_on_budget`).
+/// by the shadow's budgets (`DarwinConfig::prefix_on_budget`);
+/// `DOPPEL_DARWIN_SLICE=0` sends f and the whole prefix with every query
+/// (`DarwinConfig::slicing`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -93,6 +95,9 @@ fn case_config() -> CaseConfig {
         }
         if std::env::var("DOPPEL_DARWIN_PREFIX").as_deref() == Ok("1") {
             d.prefix_on_budget = true;
+        }
+        if std::env::var("DOPPEL_DARWIN_SLICE").as_deref() == Ok("0") {
+            d.slicing = false;
         }
         eprintln!("darwin config: {d:?}");
     }

@@ -9,9 +9,11 @@
 //! i+1: that branch is a root-cause candidate in P'. The symmetric
 //! direction f' ∧ ¬f gives candidates in P (code missing in P'). Before the
 //! full query, the paper's cheap check of ψ1..ψi ∧ ¬ψi+1 without f (short
-//! timeout) discards unsatisfiable deviations. Slicing and concretization
-//! are the solver's: bytes the query does not constrain keep t's values
-//! (a model only changes the bytes it names). Every alternate input t' is
+//! timeout) discards unsatisfiable deviations. Each query is sliced
+//! ([`crate::slice`]): only the constraints that share an input byte with
+//! ¬ψi+1, directly or through other constraints, go to the solver, and the
+//! other bytes keep t's values (concretization; a model names only the
+//! slice's bytes). Every alternate input t' is
 //! validated by concrete runs of P and P': P's own branch sequence must be
 //! t's, P''s must differ; t' is *successful* when P and P' then agree
 //! (Codeflaws' comparison), and successful lines rank first, then earlier
@@ -24,10 +26,11 @@
 //! branches in f and f'; a wrong constant or a wrong assigned variable then
 //! parts the path conditions at the assignment.
 
+use crate::dual::{Dual, Model};
 use crate::report::Report;
+use crate::sliced::SlicedSession;
 use crate::truth::{Line, Side};
-use doppel_concolic::smt::SmtWriter;
-use doppel_concolic::solver::{SatResult, Solver, SolverError, Z3Process};
+use doppel_concolic::solver::{SatResult, Solver, SolverError};
 use doppel_concolic::{
     BranchFilter, BranchKind, Budget, BudgetKind, ExprArena, ExprId, InputSource, InputVar, Inputs, Module, Observe,
     Outcome as RunOutcome, Run, RunConfig, Symbolic, run,
@@ -77,6 +80,12 @@ pub struct DarwinConfig {
     /// complete paths of concrete runs of t. `false`: such a case ends
     /// `budget spent`.
     pub prefix_on_budget: bool,
+    /// Slice every deviation query to the constraints that share an input
+    /// byte with the negated branch, directly or through other
+    /// constraints (TOSEM section 5's slicing; [`crate::slice`]): the
+    /// other bytes keep t's values. `false`: f and the whole prefix in
+    /// every query, asserted incrementally in one long-lived z3.
+    pub slicing: bool,
 }
 
 impl Default for DarwinConfig {
@@ -97,6 +106,7 @@ impl Default for DarwinConfig {
             report_lines: 5,
             own_branches_first: true,
             prefix_on_budget: false,
+            slicing: true,
         }
     }
 }
@@ -224,6 +234,10 @@ pub struct DarwinStats {
     /// share of a case (`doppel bench localize`).
     #[serde(default)]
     pub solver_ms: u64,
+    /// With slicing: constraints in the queries' slices, summed over the
+    /// queries, and constraints of f and the prefix at those queries.
+    #[serde(default)]
+    pub slice_constraints: (usize, usize),
 }
 
 /// The result of one analysis.
@@ -312,177 +326,6 @@ fn run_problem(r: &Run) -> Option<DarwinOutcome> {
             reason: "no entry point".into(),
         }),
         _ => None,
-    }
-}
-
-/// Renames a writer's definitions (`eN`, `tN`) apart, so that expressions
-/// of two arenas (P's and P''s runs) can share one solver.
-fn rename(text: &str, side: usize) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    let mut token = String::new();
-    let flush = |token: &mut String, out: &mut String| {
-        let b = token.as_bytes();
-        if b.len() > 1 && (b[0] == b'e' || b[0] == b't') && b[1..].iter().all(u8::is_ascii_digit) {
-            out.push_str(&format!("s{side}{token}"));
-        } else {
-            out.push_str(token);
-        }
-        token.clear();
-    };
-    for c in text.chars() {
-        if c.is_whitespace() || c == '(' || c == ')' {
-            flush(&mut token, &mut out);
-            out.push(c);
-        } else {
-            token.push(c);
-        }
-    }
-    flush(&mut token, &mut out);
-    out
-}
-
-/// A solver model: a value per input byte.
-type Model = Vec<(InputVar, u8)>;
-
-/// A z3 process fed from two arenas.
-struct Dual {
-    solver: Z3Process,
-    writers: [SmtWriter; 2],
-    /// Everything sent in open scopes: the text of a one-shot query, and a
-    /// script in `DOPPEL_DARWIN_DUMP` (a directory) for a query the solver
-    /// gives up on.
-    log: Option<Vec<String>>,
-}
-
-impl Dual {
-    fn new(vars: &[InputVar]) -> Result<Self, SolverError> {
-        let mut d = Dual {
-            solver: Z3Process::new()?,
-            writers: [SmtWriter::new(), SmtWriter::new()],
-            log: Some(Vec::new()),
-        };
-        let mut text = String::new();
-        let mut scratch = String::new();
-        for v in vars {
-            d.writers[0].declare(*v, &mut text);
-            d.writers[1].declare(*v, &mut scratch);
-        }
-        d.send(text)?;
-        Ok(d)
-    }
-
-    fn assert(&mut self, side: usize, arena: &ExprArena, e: ExprId) -> Result<(), SolverError> {
-        let text = rename(&self.writers[side].assert(arena, e), side);
-        self.send(text)
-    }
-
-    fn send(&mut self, text: String) -> Result<(), SolverError> {
-        self.solver.send(&text)?;
-        if let Some(log) = self.log.as_mut() {
-            log.push(text);
-        }
-        Ok(())
-    }
-
-    /// Checks the current assertions plus `neg` (from `arena`, side 1) on a
-    /// fresh z3 process: z3's incremental core is far slower on these
-    /// array and bit-vector queries than its one-shot solver (a query z3
-    /// answers in 0.3 s alone timed out at 5 s in the long-lived session).
-    fn one_shot(
-        &mut self,
-        arena: &ExprArena,
-        neg: ExprId,
-        vars: &[InputVar],
-        timeout: Duration,
-    ) -> Result<(SatResult, Option<Model>), SolverError> {
-        self.push()?;
-        let text = rename(&self.writers[1].assert(arena, neg), 1);
-        let mut script = self.log.as_ref().map(|l| l.concat()).unwrap_or_default();
-        script.push_str(&text);
-        // Keep the writers' bookkeeping in step with the long-lived solver.
-        self.send(text)?;
-        let mut fresh = Z3Process::new()?;
-        let result = (|| {
-            fresh.send(&script)?;
-            let answer = fresh.check(timeout)?;
-            let model = if answer == SatResult::Sat {
-                let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-                Some(
-                    fresh
-                        .values(&names)?
-                        .into_iter()
-                        .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-                        .collect(),
-                )
-            } else {
-                None
-            };
-            Ok((answer, model))
-        })();
-        if matches!(result, Ok((SatResult::Unknown, _))) {
-            self.dump(&format!("unknown-{}.smt2", std::process::id()));
-        }
-        self.pop()?;
-        result
-    }
-
-    /// Checks the current assertions plus `neg` (side 1) in this
-    /// long-lived process, in a push/pop scope, with a short timeout: most
-    /// deviation queries are decided at once here, without the cost of
-    /// starting z3 and re-sending the path condition; what it cannot decide
-    /// (`Unknown`) goes to [`Dual::one_shot`].
-    fn incremental(
-        &mut self,
-        arena: &ExprArena,
-        neg: ExprId,
-        vars: &[InputVar],
-        timeout: Duration,
-    ) -> Result<(SatResult, Option<Model>), SolverError> {
-        self.push()?;
-        let text = rename(&self.writers[1].assert(arena, neg), 1);
-        self.send(text)?;
-        let answer = self.solver.check(timeout)?;
-        let model = if answer == SatResult::Sat {
-            let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-            Some(
-                self.solver
-                    .values(&names)?
-                    .into_iter()
-                    .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-                    .collect(),
-            )
-        } else {
-            None
-        };
-        self.pop()?;
-        Ok((answer, model))
-    }
-
-    /// Writes the current assertions as a script to `DOPPEL_DARWIN_DUMP`.
-    fn dump(&self, name: &str) {
-        if let (Some(log), Some(dir)) = (&self.log, std::env::var_os("DOPPEL_DARWIN_DUMP")) {
-            let text = format!("(set-logic ALL)\n{}(check-sat)\n", log.concat());
-            let _ = std::fs::write(std::path::Path::new(&dir).join(name), text);
-        }
-    }
-
-    fn push(&mut self) -> Result<(), SolverError> {
-        self.writers.iter_mut().for_each(SmtWriter::push);
-        if let Some(log) = self.log.as_mut() {
-            log.push("(push 1)\n".into());
-        }
-        self.solver.push()
-    }
-
-    fn pop(&mut self) -> Result<(), SolverError> {
-        self.writers.iter_mut().for_each(SmtWriter::pop);
-        if let Some(log) = self.log.as_mut() {
-            // Drop what the scope added.
-            if let Some(i) = log.iter().rposition(|t| t == "(push 1)\n") {
-                log.truncate(i);
-            }
-        }
-        self.solver.pop()
     }
 }
 
@@ -680,7 +523,11 @@ fn deviate(
         .filter(|(_, k)| matches!(k, BranchKind::Predicate(_)))
         .count();
     let mut arena = dev.arena.clone();
-    let (mut full, mut pre) = sessions(base, dev, &arena, 0, vars)?;
+    let mut queries = if cfg.slicing {
+        Queries::Sliced(Box::new(SlicedSession::new(vars, &base.arena, &f_constraints(base))?))
+    } else {
+        Queries::Whole(Box::new(sessions(base, dev, &arena, 0, vars)?))
+    };
     let mut tried: BTreeMap<u32, usize> = BTreeMap::new();
     let last = *user.keys().next_back().unwrap_or(&0);
     for (j, c) in dev.path.iter().enumerate() {
@@ -703,7 +550,10 @@ fn deviate(
                 let neg = arena.not(c.expr);
                 let before = (stats.precheck_unsat, stats.sat, stats.unknown);
                 let asked = Instant::now();
-                let answer = query(&mut full, &mut pre, &arena, neg, vars, cfg, stats);
+                let answer = match &mut queries {
+                    Queries::Whole(whole) => query(&mut whole.0, &mut whole.1, &arena, neg, vars, cfg, stats),
+                    Queries::Sliced(session) => session.query([&base.arena, &arena], neg, &cfg, stats),
+                };
                 stats.solver_ms += asked.elapsed().as_millis() as u64;
                 if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
                     eprintln!(
@@ -715,11 +565,14 @@ fn deviate(
                 }
                 let model = match answer {
                     Ok(m) => m,
+                    // A sliced session replaces a failed solver itself; its
+                    // error means no solver could be started.
+                    Err(e) if matches!(queries, Queries::Sliced(_)) => return Err(e),
                     Err(_) => {
                         // A solver that failed (a canceled scope after a
                         // timeout, a crash) is replaced and told the path so far.
                         stats.solver_errors += 1;
-                        (full, pre) = sessions(base, dev, &arena, j as usize, vars)?;
+                        queries = Queries::Whole(Box::new(sessions(base, dev, &arena, j as usize, vars)?));
                         None
                     }
                 };
@@ -755,11 +608,39 @@ fn deviate(
             }
         }
         if kept(c) {
-            pre.assert(1, &arena, c.expr)?;
-            full.assert(1, &arena, c.expr)?;
+            match &mut queries {
+                Queries::Whole(whole) => {
+                    whole.1.assert(1, &arena, c.expr)?;
+                    whole.0.assert(1, &arena, c.expr)?;
+                }
+                Queries::Sliced(session) => session.add(1, &arena, c.expr)?,
+            }
         }
     }
     Ok(true)
+}
+
+/// The solver sessions of one walk.
+enum Queries {
+    /// `full` (f and the prefix) and `pre` (the prefix), asserted
+    /// incrementally.
+    Whole(Box<(Dual, Dual)>),
+    /// Definitions only; each query asserts its slice.
+    Sliced(Box<SlicedSession>),
+}
+
+/// f's entries in the queries: `base`'s kept constraints up to its last
+/// user branch. What libc does after it (printf's digit loops: divisions
+/// of symbolic values) cannot change the user path but makes queries slow
+/// and constrains the output's digits (darwin-measured.md trap 15).
+fn f_constraints(base: &Run) -> Vec<ExprId> {
+    let f_end = base
+        .branches
+        .iter()
+        .filter_map(|b| b.path_index)
+        .max()
+        .map_or(0, |i| i as usize + 1);
+    base.path[..f_end].iter().filter(|c| kept(c)).map(|c| c.expr).collect()
 }
 
 /// Fresh solvers: `full` knows `base`'s path condition and `dev`'s first
@@ -773,18 +654,8 @@ fn sessions(
 ) -> Result<(Dual, Dual), SolverError> {
     let mut full = Dual::new(vars)?;
     let mut pre = Dual::new(vars)?;
-    // f up to its last user branch: what libc does after it (printf's
-    // digit loops: divisions of symbolic values) cannot change the user
-    // path but makes queries slow and constrains the output's digits
-    // (darwin-measured.md trap 15).
-    let f_end = base
-        .branches
-        .iter()
-        .filter_map(|b| b.path_index)
-        .max()
-        .map_or(0, |i| i as usize + 1);
-    for c in base.path[..f_end].iter().filter(|c| kept(c)) {
-        full.assert(0, &base.arena, c.expr)?;
+    for e in f_constraints(base) {
+        full.assert(0, &base.arena, e)?;
     }
     for c in dev.path[..upto].iter().filter(|c| kept(c)) {
         full.assert(1, arena, c.expr)?;
@@ -908,18 +779,4 @@ pub fn rank(causes: &[RootCause], max_lines: usize) -> Report {
 /// The set of lines a result reports, for tests and summaries.
 pub fn reported_lines(r: &DarwinResult) -> BTreeSet<Line> {
     r.causes.iter().map(|c| c.line).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn renaming_keeps_variables_and_operators() {
-        let t = "(define-fun e12 () (_ BitVec 8) (bvadd stdin_3 #x01))\n(assert (= e12 (select t0 e1)))\n";
-        assert_eq!(
-            rename(t, 1),
-            "(define-fun s1e12 () (_ BitVec 8) (bvadd stdin_3 #x01))\n(assert (= s1e12 (select s1t0 s1e1)))\n"
-        );
-    }
 }

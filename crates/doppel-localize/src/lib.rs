@@ -18,8 +18,8 @@
 //!   technique seam: stored cases, their view, replay and reproducer, and
 //!   cases as work items of the core campaign runner (`doppel localize`).
 //!
-//! Darwin proper (path-condition deviations on the concolic engine) is not
-//! here yet: cases end as [`case::Outcome::BaselinesOnly`].
+//! - [`darwin`]: Darwin proper, path-condition deviations on doppel-concolic
+//!   with z3; [`slice`]: the slicing of its deviation queries.
 
 #![deny(missing_docs)]
 
@@ -27,9 +27,12 @@ pub mod baselines;
 pub mod campaign;
 pub mod case;
 pub mod darwin;
+mod dual;
 pub mod record;
 pub mod report;
 pub mod repro;
+pub mod slice;
+mod sliced;
 pub mod summary;
 pub mod technique;
 pub mod truth;

@@ -66,6 +66,11 @@ pub struct LocalizeConfig {
     /// Interpreter instructions per run (0: the interpreter's default).
     #[serde(default)]
     pub instructions: u64,
+    /// Darwin's deviation queries sliced to the negated branch's input
+    /// bytes (`DarwinConfig::slicing`). Records stored before the switch
+    /// existed ran unsliced.
+    #[serde(default)]
+    pub slicing: bool,
 }
 
 impl Default for LocalizeConfig {
@@ -78,6 +83,7 @@ impl Default for LocalizeConfig {
             run_timeout_secs: 10.0,
             query_timeout_ms: d.query_timeout.as_millis() as u64,
             instructions: 0,
+            slicing: d.slicing,
         }
     }
 }
@@ -88,6 +94,7 @@ impl LocalizeConfig {
         let mut darwin = DarwinConfig {
             budget: Duration::from_secs_f64(self.budget_secs.max(0.001)),
             query_timeout: Duration::from_millis(self.query_timeout_ms.max(1)),
+            slicing: self.slicing,
             ..DarwinConfig::default()
         };
         if self.instructions > 0 {

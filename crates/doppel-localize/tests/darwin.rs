@@ -239,3 +239,33 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
     });
     assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
 }
+
+/// Sliced queries (the default) and f with the whole prefix in every query
+/// find the same root-cause lines on every bundled pair, and the slices are
+/// smaller than f and the prefix: the bytes a slice leaves out keep t's
+/// values, which satisfy the constraints left out.
+#[tokio::test]
+async fn sliced_and_whole_queries_find_the_same_root_causes() {
+    assert!(DarwinConfig::default().slicing);
+    let mut smaller = false;
+    for name in ["1-A-bug-10-11", "2-A-bug-20-21", "2-B-bug-20-21", "3-B-bug-30-31"] {
+        let b = Built::bundled(name).await;
+        let sliced = b.analyze(DarwinConfig::default());
+        let whole = b.analyze(DarwinConfig {
+            slicing: false,
+            ..DarwinConfig::default()
+        });
+        assert_eq!(sliced.outcome, whole.outcome, "{name}: {sliced:#?}\n{whole:#?}");
+        let lines = |r: &doppel_localize::darwin::DarwinResult| doppel_localize::darwin::reported_lines(r);
+        assert_eq!(lines(&sliced), lines(&whole), "{name}");
+        assert_eq!(sliced.stats.solver_errors, 0, "{name}: {:#?}", sliced.stats);
+        let (in_slices, available) = sliced.stats.slice_constraints;
+        assert!(in_slices <= available, "{name}: {:?}", sliced.stats);
+        smaller |= in_slices < available;
+        assert_eq!(whole.stats.slice_constraints, (0, 0));
+        for c in &sliced.causes {
+            assert_ne!(c.witness.input, b.t, "{name}: an alternate input differs from t");
+        }
+    }
+    assert!(smaller, "no slice left a constraint out on any bundled pair");
+}

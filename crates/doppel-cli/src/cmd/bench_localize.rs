@@ -33,6 +33,10 @@ pub struct BenchLocalizeArgs {
     /// Timed interpreter runs per case and mode.
     #[arg(long, default_value_t = 3)]
     pub runs: u32,
+    /// Also run every case with Darwin's queries unsliced (the behaviour
+    /// before slicing) and print both, as the baseline in the same run.
+    #[arg(long)]
+    pub compare_slicing: bool,
 }
 
 fn bundled() -> PathBuf {
@@ -100,8 +104,26 @@ pub async fn run(a: BenchLocalizeArgs) -> anyhow::Result<ExitCode> {
     let (mut solver_ms, mut darwin_ms) = (0u64, 0f64);
     let (mut conc, mut sym) = ((0u64, 0f64), (0u64, 0f64));
     let (mut conc_rates, mut sym_rates) = (Vec::new(), Vec::new());
+    let unsliced = LocalizeConfig {
+        slicing: false,
+        ..config.clone()
+    };
+    let (mut whole_secs, mut whole_solver_ms, mut whole_ms) = (Vec::new(), 0u64, 0f64);
+    let mut localized = (0usize, 0usize);
     for case in &cases {
         let r = run_case(case, &config.case_config(&wasm)).await;
+        let mut whole = String::new();
+        if a.compare_slicing {
+            let w = run_case(case, &unsliced.case_config(&wasm)).await;
+            if let Some(d) = &w.darwin {
+                whole_secs.push(w.darwin_seconds);
+                whole_solver_ms += d.stats.solver_ms;
+                whole_ms += w.darwin_seconds * 1000.0;
+                localized.1 += usize::from(!d.causes.is_empty());
+            }
+            localized.0 += usize::from(r.darwin.as_ref().is_some_and(|d| !d.causes.is_empty()));
+            whole = format!("  unsliced: {} {:.2} s", outcome_name(&w), w.darwin_seconds);
+        }
         secs.push(r.seconds);
         let mut solver = String::from("-");
         if let Some(d) = &r.darwin {
@@ -134,7 +156,7 @@ pub async fn run(a: BenchLocalizeArgs) -> anyhow::Result<ExitCode> {
             }
         }
         println!(
-            "{:<40} {:<24} {:>8.2} {:>8.2} {:>7} {:>12} {:>12}",
+            "{:<40} {:<24} {:>8.2} {:>8.2} {:>7} {:>12} {:>12}{whole}",
             r.name,
             outcome_name(&r),
             r.seconds,
@@ -158,6 +180,20 @@ pub async fn run(a: BenchLocalizeArgs) -> anyhow::Result<ExitCode> {
         solver_ms as f64 / 1000.0,
         darwin_ms / 1000.0
     );
+    if a.compare_slicing {
+        println!(
+            "Darwin alone, sliced queries: median {:.2}, p90 {:.2}, solver share {:.0}%, cases with a root cause {}; \
+             unsliced (baseline, same cases): median {:.2}, p90 {:.2}, solver share {:.0}%, cases with a root cause {}",
+            quantile(&dsecs, 0.5),
+            quantile(&dsecs, 0.9),
+            100.0 * solver_ms as f64 / darwin_ms.max(1e-9),
+            localized.0,
+            quantile(&whole_secs, 0.5),
+            quantile(&whole_secs, 0.9),
+            100.0 * whole_solver_ms as f64 / whole_ms.max(1e-9),
+            localized.1
+        );
+    }
     println!(
         "interpreter, instructions per second: concrete {:.3e} overall (median per case {:.3e}), \
          with shadow state {:.3e} overall (median per case {:.3e})",

@@ -69,6 +69,10 @@ pub struct LocalizeArgs {
     /// Run the baselines only (no Darwin).
     #[arg(long)]
     pub no_darwin: bool,
+    /// Darwin's queries without slicing: f and the whole prefix in every
+    /// deviation query (the behaviour before slicing, for comparison).
+    #[arg(long)]
+    pub no_slicing: bool,
     /// The seed recorded with the case.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -99,6 +103,7 @@ impl LocalizeArgs {
             seed: self.seed,
             darwin: !self.no_darwin,
             query_timeout_ms: self.query_timeout_ms,
+            slicing: !self.no_slicing,
             ..LocalizeConfig::default()
         }
     }
