@@ -83,7 +83,8 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// `DOPPEL_DARWIN_PREFIX=1` deviates along the prefix of a symbolic run cut
 /// by the shadow's budgets (`DarwinConfig::prefix_on_budget`);
 /// `DOPPEL_DARWIN_SLICE=0` sends f and the whole prefix with every query
-/// (`DarwinConfig::slicing`).
+/// (`DarwinConfig::slicing`); `DOPPEL_DARWIN_NEAR=0` frees the whole slice
+/// at once (`DarwinConfig::near_t_first`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -98,6 +99,9 @@ fn case_config() -> CaseConfig {
         }
         if std::env::var("DOPPEL_DARWIN_SLICE").as_deref() == Ok("0") {
             d.slicing = false;
+        }
+        if std::env::var("DOPPEL_DARWIN_NEAR").as_deref() == Ok("0") {
+            d.near_t_first = false;
         }
         eprintln!("darwin config: {d:?}");
     }

@@ -86,6 +86,14 @@ pub struct DarwinConfig {
     /// other bytes keep t's values. `false`: f and the whole prefix in
     /// every query, asserted incrementally in one long-lived z3.
     pub slicing: bool,
+    /// With slicing, each deviation query first keeps every byte of the
+    /// slice that ¬ψi+1 does not read at t's value (only the negated
+    /// branch's own bytes are free): its model is the alternate input
+    /// nearest t, which most often keeps P's path where it runs through
+    /// concretized floats and addresses (not in f). When that is
+    /// unsatisfiable, undecided or fails validation, the whole slice is
+    /// free. `false`: the whole slice only.
+    pub near_t_first: bool,
 }
 
 impl Default for DarwinConfig {
@@ -107,6 +115,7 @@ impl Default for DarwinConfig {
             own_branches_first: true,
             prefix_on_budget: false,
             slicing: true,
+            near_t_first: true,
         }
     }
 }
@@ -238,6 +247,10 @@ pub struct DarwinStats {
     /// queries, and constraints of f and the prefix at those queries.
     #[serde(default)]
     pub slice_constraints: (usize, usize),
+    /// With `near_t_first`: deviations found with only the negated
+    /// branch's own bytes free (validated).
+    #[serde(default)]
+    pub near_t: usize,
 }
 
 /// The result of one analysis.
@@ -524,7 +537,12 @@ fn deviate(
         .count();
     let mut arena = dev.arena.clone();
     let mut queries = if cfg.slicing {
-        Queries::Sliced(Box::new(SlicedSession::new(vars, &base.arena, &f_constraints(base))?))
+        Queries::Sliced(Box::new(SlicedSession::new(
+            vars,
+            t,
+            &base.arena,
+            &f_constraints(base),
+        )?))
     } else {
         Queries::Whole(Box::new(sessions(base, dev, &arena, 0, vars)?))
     };
@@ -550,60 +568,63 @@ fn deviate(
                 let neg = arena.not(c.expr);
                 let before = (stats.precheck_unsat, stats.sat, stats.unknown);
                 let asked = Instant::now();
-                let answer = match &mut queries {
-                    Queries::Whole(whole) => query(&mut whole.0, &mut whole.1, &arena, neg, vars, cfg, stats),
-                    Queries::Sliced(session) => session.query([&base.arena, &arena], neg, &cfg, stats),
+                // Validation of a model: concrete runs, not solver time.
+                let validating = std::cell::Cell::new(Duration::ZERO);
+                let check = |model: &Model| {
+                    let began = Instant::now();
+                    let t2 = Inputs {
+                        stdin: t.to_vec(),
+                        ..Default::default()
+                    }
+                    .with_values(model)
+                    .stdin;
+                    let w = validate(base_prog, dev_prog, &t2, args, base_user, dev_user, cfg);
+                    validating.set(validating.get() + began.elapsed());
+                    w
                 };
-                stats.solver_ms += asked.elapsed().as_millis() as u64;
-                if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
-                    eprintln!(
-                        "deviation {key} j={j} (pre-unsat, sat, unknown) {:?} -> {:?} vars {:?}",
-                        before,
-                        (stats.precheck_unsat, stats.sat, stats.unknown),
-                        arena.vars(c.expr).iter().map(|v| v.name()).collect::<Vec<_>>()
-                    );
-                }
-                let model = match answer {
-                    Ok(m) => m,
+                let witness = match &mut queries {
+                    Queries::Whole(whole) => match query(&mut whole.0, &mut whole.1, &arena, neg, vars, cfg, stats) {
+                        Ok(model) => model.and_then(|m| check(&m)),
+                        Err(_) => {
+                            // A solver that failed (a canceled scope after a
+                            // timeout, a crash) is replaced and told the path so far.
+                            stats.solver_errors += 1;
+                            queries = Queries::Whole(Box::new(sessions(base, dev, &arena, j as usize, vars)?));
+                            None
+                        }
+                    },
                     // A sliced session replaces a failed solver itself; its
                     // error means no solver could be started.
-                    Err(e) if matches!(queries, Queries::Sliced(_)) => return Err(e),
-                    Err(_) => {
-                        // A solver that failed (a canceled scope after a
-                        // timeout, a crash) is replaced and told the path so far.
-                        stats.solver_errors += 1;
-                        queries = Queries::Whole(Box::new(sessions(base, dev, &arena, j as usize, vars)?));
-                        None
-                    }
+                    Queries::Sliced(session) => session.query([&base.arena, &arena], neg, &cfg, stats, &check)?,
                 };
-                {
-                    if let Some(model) = model {
-                        let t2 = Inputs {
-                            stdin: t.to_vec(),
-                            ..Default::default()
-                        }
-                        .with_values(&model)
-                        .stdin;
-                        if let Some(w) = validate(base_prog, dev_prog, &t2, args, base_user, dev_user, cfg) {
-                            stats.validated += 1;
-                            let function = dev_prog
-                                .module
-                                .source_loc(offset)
-                                .map(|l| l.function.clone())
-                                .unwrap_or_default();
-                            causes.insert(
-                                key,
-                                RootCause {
-                                    line: key,
-                                    function,
-                                    offset,
-                                    witness: w,
-                                    predicate: matches!(kind, BranchKind::Predicate(_)),
-                                    position: (j, dev.path.len() as u32),
-                                },
-                            );
-                        }
-                    }
+                stats.solver_ms += asked.elapsed().saturating_sub(validating.get()).as_millis() as u64;
+                if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
+                    eprintln!(
+                        "deviation {key} j={j} (pre-unsat, sat, unknown) {:?} -> {:?} vars {:?} validated {}",
+                        before,
+                        (stats.precheck_unsat, stats.sat, stats.unknown),
+                        arena.vars(c.expr).iter().map(|v| v.name()).collect::<Vec<_>>(),
+                        witness.is_some()
+                    );
+                }
+                if let Some(w) = witness {
+                    stats.validated += 1;
+                    let function = dev_prog
+                        .module
+                        .source_loc(offset)
+                        .map(|l| l.function.clone())
+                        .unwrap_or_default();
+                    causes.insert(
+                        key,
+                        RootCause {
+                            line: key,
+                            function,
+                            offset,
+                            witness: w,
+                            predicate: matches!(kind, BranchKind::Predicate(_)),
+                            position: (j, dev.path.len() as u32),
+                        },
+                    );
                 }
             }
         }
@@ -735,6 +756,14 @@ fn validate(
     let d = run(dev_prog.module, &config(t2, args, false, &dev_prog.source, &cfg));
     if run_problem(&b).is_some() || run_problem(&d).is_some() {
         return None;
+    }
+    if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
+        eprintln!(
+            "validate {:?}: base keeps its path {}, deviating run leaves its path {}",
+            String::from_utf8_lossy(t2),
+            real_path(&b) == base_user,
+            user_path(&d) != dev_user
+        );
     }
     if real_path(&b) != base_user || user_path(&d) == dev_user {
         return None;

@@ -7,12 +7,16 @@
 //! scope, only the constraints of the groups that share an input byte with
 //! ¬ψi+1, and asks for the values of those groups' bytes only (the rest keep
 //! t's values). The cheap check is the same scope without f's constraints.
+//! With `DarwinConfig::near_t_first`, the first query of a deviation also
+//! fixes the slice's bytes that ¬ψi+1 does not read to t's values (the
+//! paper's concretization of the rest), so its model is near t; the whole
+//! slice is freed only when that fails.
 //! A query the long-lived process cannot decide in its short timeout goes
 //! to a fresh z3 given the slice alone; a long-lived process that fails (no
 //! answer within its timeout and grace: killed) is replaced by one that is
 //! sent the definitions again, with no assertion to re-decide.
 
-use crate::darwin::{DarwinConfig, DarwinStats};
+use crate::darwin::{DarwinConfig, DarwinStats, Witness};
 use crate::dual::{Dual, Model, rename};
 use crate::slice::Slicer;
 use doppel_concolic::smt::SmtWriter;
@@ -37,6 +41,8 @@ pub(crate) struct SlicedSession {
     dual: Dual,
     slicer: Slicer,
     entries: Vec<Entry>,
+    /// t's standard input: the values of the bytes a near-t query fixes.
+    t: Vec<u8>,
 }
 
 fn stdin_var(index: u32) -> InputVar {
@@ -56,13 +62,14 @@ fn bytes(arena: &ExprArena, e: ExprId) -> Vec<u32> {
 }
 
 impl SlicedSession {
-    /// A session over the input bytes `vars` (t's standard input, in
-    /// order), with f's constraints `f` from `base` registered.
-    pub(crate) fn new(vars: &[InputVar], base: &ExprArena, f: &[ExprId]) -> Result<Self, SolverError> {
+    /// A session over t's standard input bytes `vars` (in order; `t` their
+    /// values), with f's constraints `f` from `base` registered.
+    pub(crate) fn new(vars: &[InputVar], t: &[u8], base: &ExprArena, f: &[ExprId]) -> Result<Self, SolverError> {
         let mut s = SlicedSession {
             dual: Dual::new(vars)?,
             slicer: Slicer::new(vars.len()),
             entries: Vec::new(),
+            t: t.to_vec(),
         };
         s.dual.solver.grace = GRACE;
         for &e in f {
@@ -89,17 +96,20 @@ impl SlicedSession {
     }
 
     /// The deviation query of `neg` (¬ψi+1, in `arenas[1]`): the cheap check
-    /// on the slice's prefix, then the slice with f. `arenas`: the base
-    /// run's and the deviating run's. A model names the slice's bytes only.
-    /// Solver failures are counted in `stats` and answered as undecided;
-    /// `Err` only when no replacement solver can be started.
+    /// on the slice's prefix, then (with `near_t_first`) the slice with only
+    /// `neg`'s own bytes free, then the whole slice free; each model goes
+    /// to `check` (the concrete validation) and the first witness is the
+    /// answer. `arenas`: the base run's and the deviating run's. Solver
+    /// failures are counted in `stats` and answered as undecided; `Err`
+    /// only when no replacement solver can be started.
     pub(crate) fn query(
         &mut self,
         arenas: [&ExprArena; 2],
         neg: ExprId,
         cfg: &DarwinConfig,
         stats: &mut DarwinStats,
-    ) -> Result<Option<Model>, SolverError> {
+        check: &dyn Fn(&Model) -> Option<Witness>,
+    ) -> Result<Option<Witness>, SolverError> {
         let neg_bytes = bytes(arenas[1], neg);
         if neg_bytes.is_empty() {
             // A concrete condition: ¬ψ is false on every input.
@@ -110,7 +120,7 @@ impl SlicedSession {
         stats.slice_constraints.0 += members.len();
         stats.slice_constraints.1 += self.entries.len();
         let prefix: Vec<usize> = members.iter().copied().filter(|&m| self.entries[m].side == 1).collect();
-        match self.scoped(&prefix, arenas[1], neg, cfg.precheck_timeout, None) {
+        match self.scoped(&prefix, &[], arenas[1], neg, cfg.precheck_timeout, None) {
             Ok((SatResult::Unsat, _)) => {
                 stats.precheck_unsat += 1;
                 return Ok(None);
@@ -120,9 +130,28 @@ impl SlicedSession {
         }
         stats.queries += 1;
         let vars: Vec<InputVar> = slice_bytes.iter().map(|&b| stdin_var(b)).collect();
+        let fixed: Vec<u32> = slice_bytes
+            .iter()
+            .copied()
+            .filter(|b| neg_bytes.binary_search(b).is_err())
+            .collect();
+        if cfg.near_t_first && !fixed.is_empty() && !cfg.incremental_timeout.is_zero() {
+            match self.scoped(&members, &fixed, arenas[1], neg, cfg.incremental_timeout, Some(&vars)) {
+                Ok((SatResult::Sat, Some(model))) => {
+                    if let Some(w) = check(&model) {
+                        stats.sat += 1;
+                        stats.incremental += 1;
+                        stats.near_t += 1;
+                        return Ok(Some(w));
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => self.restart(stats)?,
+            }
+        }
         let mut answer = (SatResult::Unknown, None);
         if !cfg.incremental_timeout.is_zero() {
-            match self.scoped(&members, arenas[1], neg, cfg.incremental_timeout, Some(&vars)) {
+            match self.scoped(&members, &[], arenas[1], neg, cfg.incremental_timeout, Some(&vars)) {
                 Ok(a) => {
                     if a.0 != SatResult::Unknown {
                         stats.incremental += 1;
@@ -146,15 +175,16 @@ impl SlicedSession {
             SatResult::Sat => stats.sat += 1,
             SatResult::Unsat => {}
         }
-        Ok(answer.1)
+        Ok(answer.1.and_then(|m| check(&m)))
     }
 
-    /// Asserts the `members` and `neg` in a scope of the long-lived process
-    /// and checks them; with `model`, the values of those bytes when
-    /// satisfiable.
+    /// Asserts the `members`, `neg` and t's values of the bytes `fixed` in a
+    /// scope of the long-lived process and checks them; with `model`, the
+    /// values of those bytes when satisfiable.
     fn scoped(
         &mut self,
         members: &[usize],
+        fixed: &[u32],
         arena: &ExprArena,
         neg: ExprId,
         timeout: Duration,
@@ -164,6 +194,10 @@ impl SlicedSession {
         let mut text = String::new();
         for &m in members {
             text.push_str(&format!("(assert {})\n", self.entries[m].name));
+        }
+        for &b in fixed {
+            let value = self.t.get(b as usize).copied().unwrap_or(0);
+            text.push_str(&format!("(assert (= {} #x{value:02x}))\n", stdin_var(b).name()));
         }
         text.push_str(&rename(&self.dual.writers[1].assert(arena, neg), 1));
         self.dual.send(text)?;

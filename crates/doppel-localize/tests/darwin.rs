@@ -240,14 +240,16 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
     assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
 }
 
-/// Sliced queries (the default) and f with the whole prefix in every query
-/// find the same root-cause lines on every bundled pair, and the slices are
-/// smaller than f and the prefix: the bytes a slice leaves out keep t's
-/// values, which satisfy the constraints left out.
+/// Sliced queries (the default), sliced queries without the near-t first
+/// try, and f with the whole prefix in every query find the same root-cause
+/// lines on every bundled pair, and the slices are smaller than f and the
+/// prefix: the bytes a slice leaves out keep t's values, which satisfy the
+/// constraints left out.
 #[tokio::test]
 async fn sliced_and_whole_queries_find_the_same_root_causes() {
     assert!(DarwinConfig::default().slicing);
     let mut smaller = false;
+    let mut near_t = 0;
     for name in ["1-A-bug-10-11", "2-A-bug-20-21", "2-B-bug-20-21", "3-B-bug-30-31"] {
         let b = Built::bundled(name).await;
         let sliced = b.analyze(DarwinConfig::default());
@@ -263,9 +265,19 @@ async fn sliced_and_whole_queries_find_the_same_root_causes() {
         assert!(in_slices <= available, "{name}: {:?}", sliced.stats);
         smaller |= in_slices < available;
         assert_eq!(whole.stats.slice_constraints, (0, 0));
+        // The whole slice free at once finds the same lines; near t first
+        // found some of them with only the negated branch's bytes free.
+        let free = b.analyze(DarwinConfig {
+            near_t_first: false,
+            ..DarwinConfig::default()
+        });
+        assert_eq!(lines(&free), lines(&sliced), "{name}");
+        assert_eq!(free.stats.near_t, 0);
+        near_t += sliced.stats.near_t;
         for c in &sliced.causes {
             assert_ne!(c.witness.input, b.t, "{name}: an alternate input differs from t");
         }
     }
     assert!(smaller, "no slice left a constraint out on any bundled pair");
+    assert!(near_t > 0, "no deviation was found near t on any bundled pair");
 }
