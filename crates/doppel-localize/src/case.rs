@@ -323,7 +323,8 @@ pub async fn run_case(case: &Case, cfg: &CaseConfig) -> CaseResult {
 }
 
 /// Builds both programs for wasm, decodes them and runs Darwin on `t`.
-async fn run_darwin(case: &Case, t: &[u8], cache: &std::path::Path, dc: DarwinConfig) -> DarwinResult {
+async fn run_darwin(case: &Case, t: &[u8], cache: &std::path::Path, mut dc: DarwinConfig) -> DarwinResult {
+    let began = Instant::now();
     let cache = WasmBuildCache::new(cache.to_path_buf());
     let mut built = Vec::new();
     for (path, label) in [(&case.reference, "P"), (&case.modified, "P'")] {
@@ -362,6 +363,9 @@ async fn run_darwin(case: &Case, t: &[u8], cache: &std::path::Path, dc: DarwinCo
         source: built[1].1.clone(),
         side: Side::Modified,
     };
+    // The builds count in Darwin's budget: the budget bounds the case's
+    // Darwin time, not only its analysis.
+    dc.budget = dc.budget.saturating_sub(began.elapsed());
     darwin::analyze_with_args(&p, &q, t, &case.args, dc)
 }
 

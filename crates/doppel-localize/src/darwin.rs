@@ -47,7 +47,9 @@ pub struct DarwinConfig {
     pub query_timeout: Duration,
     /// Timeout of the cheap pre-check (without f).
     pub precheck_timeout: Duration,
-    /// Wall-clock budget of the whole analysis.
+    /// Wall-clock budget of the whole analysis: no deviation query starts
+    /// after it and no solver wait outlasts it (a query's timeouts are cut
+    /// to what is left). The case runner counts the wasm builds in it.
     pub budget: Duration,
     /// Interpreter budgets of one run.
     pub run_budget: Budget,
@@ -554,9 +556,17 @@ fn deviate(
             break;
         }
         if let Some(&(offset, kind)) = user.get(&j) {
-            if start.elapsed() > cfg.budget {
+            let Some(left) = cfg.budget.checked_sub(start.elapsed()) else {
                 return Ok(false);
-            }
+            };
+            // No solver wait outlives the budget.
+            let floor = Duration::from_millis(50);
+            let cfg = DarwinConfig {
+                query_timeout: cfg.query_timeout.min(left.max(floor)),
+                incremental_timeout: cfg.incremental_timeout.min(left.max(floor)),
+                precheck_timeout: cfg.precheck_timeout.min(left.max(floor)),
+                ..cfg
+            };
             let line = dev_prog.module.source_loc(offset).map(|l| l.line).unwrap_or(0);
             let key = Line {
                 side: dev_prog.side,

@@ -231,6 +231,7 @@ impl SlicedSession {
         }
         script.push_str(&rename(&writers[1].assert(arenas[1], neg), 1));
         let mut fresh = Z3Process::new()?;
+        fresh.grace = GRACE;
         fresh.send(&script)?;
         let answer = fresh.check(timeout)?;
         if answer == SatResult::Unknown

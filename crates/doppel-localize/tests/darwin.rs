@@ -281,3 +281,17 @@ async fn sliced_and_whole_queries_find_the_same_root_causes() {
     assert!(smaller, "no slice left a constraint out on any bundled pair");
     assert!(near_t > 0, "no deviation was found near t on any bundled pair");
 }
+
+/// A spent budget ends the analysis before any deviation query, whatever
+/// the query timeouts: `budget spent`, no query sent.
+#[tokio::test]
+async fn a_spent_budget_sends_no_query() {
+    let b = Built::bundled("1-A-bug-10-11").await;
+    let r = b.analyze(DarwinConfig {
+        budget: std::time::Duration::ZERO,
+        query_timeout: std::time::Duration::from_secs(3600),
+        ..DarwinConfig::default()
+    });
+    assert!(matches!(r.outcome, DarwinOutcome::BudgetSpent { .. }), "{r:#?}");
+    assert_eq!((r.stats.queries, r.stats.precheck_unsat), (0, 0), "{:#?}", r.stats);
+}
