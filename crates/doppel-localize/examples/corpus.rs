@@ -84,7 +84,9 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// by the shadow's budgets (`DarwinConfig::prefix_on_budget`);
 /// `DOPPEL_DARWIN_SLICE=0` sends f and the whole prefix with every query
 /// (`DarwinConfig::slicing`); `DOPPEL_DARWIN_NEAR=0` frees the whole slice
-/// at once (`DarwinConfig::near_t_first`).
+/// at once (`DarwinConfig::near_t_first`); `DOPPEL_DARWIN_LATE=1` ranks
+/// predicates later first (`DarwinConfig::late_predicates`, also for
+/// `DOPPEL_LOCALIZE_RERANK`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -102,6 +104,9 @@ fn case_config() -> CaseConfig {
         }
         if std::env::var("DOPPEL_DARWIN_NEAR").as_deref() == Ok("0") {
             d.near_t_first = false;
+        }
+        if std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("1") {
+            d.late_predicates = true;
         }
         eprintln!("darwin config: {d:?}");
     }
@@ -182,7 +187,11 @@ fn summarize_a_partial_run() {
 
 fn rerank(mut r: doppel_localize::case::CaseResult, lines: usize) -> doppel_localize::case::CaseResult {
     let Some(d) = r.darwin.as_mut() else { return r };
-    d.report = doppel_localize::darwin::rank(&d.causes, lines);
+    d.report = doppel_localize::darwin::rank(
+        &d.causes,
+        lines,
+        std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("1"),
+    );
     for (report, m) in r.reports.iter_mut() {
         if report.technique == "darwin" {
             *report = d.report.clone();

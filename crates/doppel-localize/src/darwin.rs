@@ -96,6 +96,13 @@ pub struct DarwinConfig {
     /// unsatisfiable, undecided or fails validation, the whole slice is
     /// free. `false`: the whole slice only.
     pub near_t_first: bool,
+    /// Rank predicate causes found later in their run's path before earlier
+    /// ones ([`score`]). `false` (the default): earlier first, as own
+    /// branches. Measured on Codeflaws (docs/results/localize.md): more
+    /// faulty lines in the 5-line report, no more at the top, and it ranks
+    /// the output statement's predicates (`printf`'s result, the return
+    /// value's store) above a wrong constant's assignment before them.
+    pub late_predicates: bool,
 }
 
 impl Default for DarwinConfig {
@@ -118,6 +125,7 @@ impl Default for DarwinConfig {
             prefix_on_budget: false,
             slicing: true,
             near_t_first: true,
+            late_predicates: false,
         }
     }
 }
@@ -367,7 +375,7 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     let start = Instant::now();
     let mut stats = DarwinStats::default();
     let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
-        let report = rank(&causes, cfg.report_lines);
+        let report = rank(&causes, cfg.report_lines, cfg.late_predicates);
         DarwinResult {
             outcome,
             causes,
@@ -795,20 +803,27 @@ fn validate(
 /// before virtual ones (predicates reach every assignment a wrong value
 /// flows through; measured on Codeflaws, docs/results/localize.md), then
 /// witnesses on which P and P' agree (the paper's ranking by agreement of
-/// outputs), then earlier
-/// deviations (the fraction of the deviating run's path condition before
-/// the branch): an assignment's wrong value reaches later predicates too,
-/// and the first place the runs can part is nearest its cause.
-pub fn score(c: &RootCause) -> f64 {
+/// outputs), then by where the deviating branch sits in its run's path
+/// condition (the fraction before it), earlier first: an assignment's wrong
+/// value reaches later predicates too, and the first place the runs can
+/// part is nearest its cause. With `late_predicates`, predicates later
+/// first (early predicates are often the assignments that read the input,
+/// which every input change flips).
+pub fn score(c: &RootCause, late_predicates: bool) -> f64 {
     let (j, n) = c.position;
     let early = if n == 0 { 0.0 } else { 1.0 - j as f64 / n as f64 };
-    (if c.predicate { 0.0 } else { 4.0 }) + (if c.witness.successful { 2.0 } else { 0.0 }) + early
+    let place = if c.predicate && late_predicates {
+        1.0 - early
+    } else {
+        early
+    };
+    (if c.predicate { 0.0 } else { 4.0 }) + (if c.witness.successful { 2.0 } else { 0.0 }) + place
 }
 
 /// Darwin's report of `causes`: ranked by [`score`], at most `max_lines`
 /// lines (0: all; every cause stays in [`DarwinResult::causes`]).
-pub fn rank(causes: &[RootCause], max_lines: usize) -> Report {
-    let mut r = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c))));
+pub fn rank(causes: &[RootCause], max_lines: usize, late_predicates: bool) -> Report {
+    let mut r = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c, late_predicates))));
     if max_lines > 0 {
         r.entries.truncate(max_lines);
     }
