@@ -84,8 +84,8 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// by the shadow's budgets (`DarwinConfig::prefix_on_budget`);
 /// `DOPPEL_DARWIN_SLICE=0` sends f and the whole prefix with every query
 /// (`DarwinConfig::slicing`); `DOPPEL_DARWIN_NEAR=0` frees the whole slice
-/// at once (`DarwinConfig::near_t_first`); `DOPPEL_DARWIN_LATE=1` ranks
-/// predicates later first (`DarwinConfig::late_predicates`, also for
+/// at once (`DarwinConfig::near_t_first`); `DOPPEL_DARWIN_LATE=0` ranks
+/// predicates earlier first (`DarwinConfig::late_predicates`, also for
 /// `DOPPEL_LOCALIZE_RERANK`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
@@ -105,8 +105,8 @@ fn case_config() -> CaseConfig {
         if std::env::var("DOPPEL_DARWIN_NEAR").as_deref() == Ok("0") {
             d.near_t_first = false;
         }
-        if std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("1") {
-            d.late_predicates = true;
+        if std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("0") {
+            d.late_predicates = false;
         }
         eprintln!("darwin config: {d:?}");
     }
@@ -190,7 +190,7 @@ fn rerank(mut r: doppel_localize::case::CaseResult, lines: usize) -> doppel_loca
     d.report = doppel_localize::darwin::rank(
         &d.causes,
         lines,
-        std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("1"),
+        std::env::var("DOPPEL_DARWIN_LATE").as_deref() != Ok("0"),
     );
     for (report, m) in r.reports.iter_mut() {
         if report.technique == "darwin" {
