@@ -409,6 +409,15 @@ pub enum EventKind {
     /// key naming the policy. Recorded in every trace, after the outputs of
     /// the action it follows.
     PolicyNote(Finding),
+    /// An action issued to this debugger alone to bring it back to the
+    /// others' state after a policy divergence (differential testing with
+    /// `continue_past_policies`, issue 17 item 1: one more step in a debugger
+    /// that stopped back on the call line, `return_lands_mid_line`). Recorded
+    /// only in the realigned debugger's trace, after the outputs of the
+    /// action it follows and before the policy note; its output follows it.
+    /// It is not one of [`Trace::actions`]: the next action of the run has
+    /// the same index in every trace.
+    Realignment(Action),
 }
 
 /// One entry of a [`Trace`].
@@ -462,6 +471,26 @@ impl Trace {
             EventKind::Action(a) => Some(a),
             _ => None,
         })
+    }
+
+    /// The realignments of the trace ([`EventKind::Realignment`]): per
+    /// realignment, the index (as of [`Trace::actions`]) of the action it
+    /// followed and the action issued.
+    pub fn realignments(&self) -> Vec<(usize, &Action)> {
+        let mut index = None::<usize>;
+        let mut out = Vec::new();
+        for e in &self.events {
+            match &e.kind {
+                EventKind::Action(_) => index = Some(index.map_or(0, |i| i + 1)),
+                EventKind::Realignment(a) => {
+                    if let Some(i) = index {
+                        out.push((i, a));
+                    }
+                }
+                EventKind::Output(_) | EventKind::PolicyNote(_) => {}
+            }
+        }
+        out
     }
 
     /// The policy notes of the trace (divergences a known policy explains

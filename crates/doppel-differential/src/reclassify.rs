@@ -18,19 +18,23 @@ fn outputs_by_action(run: &RunRecord) -> Vec<(Action, Vec<Option<Output>>)> {
     let mut rows: Vec<(Action, Vec<Option<Output>>)> = Vec::new();
     for (t, trace) in run.traces.iter().enumerate() {
         let mut i: usize = 0;
+        let mut realigned = false;
         for e in &trace.events {
             match &e.kind {
                 EventKind::Action(a) => {
+                    realigned = false;
                     if t == 0 {
                         rows.push((a.clone(), vec![None; run.traces.len()]));
                     }
                     i += 1;
                 }
                 EventKind::Output(o) => {
-                    if let Some(row) = rows.get_mut(i.saturating_sub(1)) {
+                    // The action's own answer, not a realignment's after it.
+                    if !realigned && let Some(row) = rows.get_mut(i.saturating_sub(1)) {
                         row.1[t] = Some(o.clone());
                     }
                 }
+                EventKind::Realignment(_) => realigned = true,
                 EventKind::PolicyNote(_) => {}
             }
         }

@@ -57,7 +57,9 @@ impl Script {
                         });
                     }
                 }
-                EventKind::PolicyNote(_) => {}
+                // Metamorphic runs do not go on past policies; a
+                // realignment's output has no pending action to pair with.
+                EventKind::PolicyNote(_) | EventKind::Realignment(_) => {}
             }
         }
         Self { steps }

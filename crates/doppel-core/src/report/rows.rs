@@ -30,19 +30,29 @@ pub struct Row {
 pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
     let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let notes: Vec<Option<usize>> = run.policy_notes().iter().map(|f| f.action_index).collect();
-    let per_trace: Vec<Vec<(Action, Vec<&Output>)>> = run
+    // Per trace, per action: the action and the summaries of its outputs;
+    // an output after a realignment is shown as `realigned (step over): ...`.
+    let per_trace: Vec<Vec<(Action, Vec<String>)>> = run
         .traces
         .iter()
         .map(|t| {
-            let mut v: Vec<(Action, Vec<&Output>)> = Vec::new();
+            let mut v: Vec<(Action, Vec<String>)> = Vec::new();
+            let mut realigned: Option<&Action> = None;
             for e in &t.events {
                 match &e.kind {
-                    EventKind::Action(a) => v.push((a.clone(), Vec::new())),
+                    EventKind::Action(a) => {
+                        v.push((a.clone(), Vec::new()));
+                        realigned = None;
+                    }
                     EventKind::Output(o) => {
                         if let Some(last) = v.last_mut() {
-                            last.1.push(o);
+                            last.1.push(match realigned {
+                                Some(r) => format!("realigned ({r}): {}", describe_output(o)),
+                                None => describe_output(o),
+                            });
                         }
                     }
+                    EventKind::Realignment(a) => realigned = Some(a),
                     EventKind::PolicyNote(_) => {}
                 }
             }
@@ -73,11 +83,7 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                 .unwrap_or_default(),
             outputs: per_trace
                 .iter()
-                .map(|t| {
-                    t.get(i)
-                        .map(|(_, os)| os.iter().map(|o| describe_output(o)).collect::<Vec<_>>().join("\n"))
-                        .unwrap_or_default()
-                })
+                .map(|t| t.get(i).map(|(_, os)| os.join("\n")).unwrap_or_default())
                 .collect(),
             divergent: divergent == Some(i),
         })

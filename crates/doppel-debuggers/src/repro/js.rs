@@ -20,7 +20,7 @@
 use super::{Reproducer, verdict_summary};
 use crate::record::DebuggerInput;
 use doppel_core::report::describe_output;
-use doppel_core::{Action, ExecAction, RunRecord};
+use doppel_core::{Action, EventKind, ExecAction, Output, RunRecord};
 use std::fmt::Write as _;
 
 /// The keys of the DevTools of both browsers for each step.
@@ -31,6 +31,57 @@ fn devtools_key(e: ExecAction) -> &'static str {
         ExecAction::StepOver => "F10 (Step over)",
         ExecAction::StepOut => "Shift+F11 (Step out)",
     }
+}
+
+/// One action's answers in one trace: its own output, and the realignments
+/// after it with theirs.
+type Answers<'a> = (Option<&'a Output>, Vec<(ExecAction, &'a Output)>);
+
+/// Per action of `trace` (as of [`doppel_core::Trace::actions`]): its
+/// output, and the realignments issued to this debugger alone after it
+/// ([`EventKind::Realignment`]) with their outputs.
+fn answers(trace: &doppel_core::Trace) -> Vec<Answers<'_>> {
+    let mut out: Vec<Answers<'_>> = Vec::new();
+    let mut realigning: Option<ExecAction> = None;
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Action(_) => {
+                out.push((None, vec![]));
+                realigning = None;
+            }
+            EventKind::Realignment(Action::Exec { exec }) => realigning = Some(*exec),
+            EventKind::Output(o) => {
+                if let Some(last) = out.last_mut() {
+                    match realigning.take() {
+                        Some(e) => last.1.push((e, o)),
+                        None if last.0.is_none() => last.0 = Some(o),
+                        None => {}
+                    }
+                }
+            }
+            EventKind::Realignment(_) | EventKind::PolicyNote(_) => {}
+        }
+    }
+    out
+}
+
+/// The CDP script's actions: [`cdp_kind`] of each, with `again: n` where
+/// doppel realigned node after it (`n` more of the same action, issued to
+/// node alone).
+fn cdp_actions(run: &RunRecord, actions: &[&Action]) -> Vec<serde_json::Value> {
+    let node = run.traces.iter().find(|t| t.debugger.name == "node").map(answers);
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let mut v = cdp_kind(a);
+            let again = node.as_ref().and_then(|n| n.get(i)).map_or(0, |(_, r)| r.len());
+            if again > 0 {
+                v["again"] = serde_json::json!(again);
+            }
+            v
+        })
+        .collect()
 }
 
 /// One action for the CDP script: `{kind, line?, column?}` (1-based; the
@@ -108,7 +159,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         .replace("__SOURCE__", &serde_json::to_string(name).unwrap_or_default())
         .replace(
             "__ACTIONS__",
-            &serde_json::to_string(&actions.iter().map(|a| cdp_kind(a)).collect::<Vec<_>>()).unwrap_or_default(),
+            &serde_json::to_string(&cdp_actions(run, &actions)).unwrap_or_default(),
         )
         .replace(
             "__DIVERGENCE__",
@@ -169,8 +220,21 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
         };
         writeln!(readme, "\n{}. {step}{mark}", i + 1).ok();
         for t in &run.traces {
-            if let Some(o) = t.outputs().nth(i) {
-                writeln!(readme, "   - {}: {}", t.debugger.name, describe_output(o)).ok();
+            let answers = answers(t);
+            if let Some((own, again)) = answers.get(i) {
+                if let Some(o) = own {
+                    writeln!(readme, "   - {}: {}", t.debugger.name, describe_output(o)).ok();
+                }
+                for (e, o) in again {
+                    writeln!(
+                        readme,
+                        "   - then in {} only (doppel realigned it with the others, policy continued): press {}: {}",
+                        t.debugger.name,
+                        devtools_key(*e),
+                        describe_output(o)
+                    )
+                    .ok();
+                }
             }
         }
     }
@@ -450,6 +514,14 @@ for (const [i, a] of ACTIONS.entries()) {
     }[a.kind];
     await send(method);
     text = await answer(await nextStop(motion));
+    // doppel realigned node with the other debugger here (a policy it went on past): the same
+    // action once more, in node only.
+    for (let k = 0; k < (a.again ?? 0) && !exit; k++) {
+      console.log(text);
+      console.log(`(realigned by doppel: ${a.kind} once more)`);
+      await send(method);
+      text = await answer(await nextStop(motion));
+    }
   }
   console.log(text);
 }

@@ -31,6 +31,18 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let absorbed = absorbed_restops(trace);
     let gdb_trace = run.traces.iter().find(|t| t.debugger.name == "gdb").unwrap_or(trace);
     let outermost = outermost_before(gdb_trace);
+    let gdb_realigned = run
+        .traces
+        .iter()
+        .find(|t| t.debugger.name == "gdb")
+        .map(realignments)
+        .unwrap_or_default();
+    let lldb_realigned = run
+        .traces
+        .iter()
+        .find(|t| t.debugger.name == "lldb")
+        .map(realignments)
+        .unwrap_or_default();
     let build = build_command(&run.subject.build, name);
 
     let mut gdb = String::from(
@@ -78,12 +90,7 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
                 show_state(&mut gdb, &mut lldb);
             }
             Action::Exec { exec } => {
-                let (g, l) = match exec {
-                    ExecAction::Resume => ("continue", "process continue"),
-                    ExecAction::StepIn => ("step", "thread step-in"),
-                    ExecAction::StepOver => ("next", "thread step-over"),
-                    ExecAction::StepOut => ("finish", "thread step-out"),
-                };
+                let (g, l) = exec_commands(*exec);
                 if *exec == ExecAction::StepOut && outermost.contains(&i) {
                     // GDB refuses `finish` in the outermost frame with an
                     // error, and an error ends a command file run with -batch
@@ -110,6 +117,35 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
                     )
                     .ok();
                     lldb.push_str(LLDB_STATE);
+                }
+                // Realignments after a policy divergence the run went on past
+                // (`return_lands_mid_line`, `resume_completes_interrupted_step`):
+                // the same action once more, in the debugger that stopped short only.
+                for (e, _) in gdb_realigned.get(&i).into_iter().flatten() {
+                    writeln!(
+                        gdb,
+                        "# doppel realigned GDB with the others (policy continued): once more\n{}",
+                        exec_commands(*e).0
+                    )
+                    .ok();
+                    gdb.push_str("backtrace\ninfo args\ninfo locals\n");
+                }
+                for (e, absorbed) in lldb_realigned.get(&i).into_iter().flatten() {
+                    let l = exec_commands(*e).1;
+                    writeln!(
+                        lldb,
+                        "# doppel realigned LLDB with the others (policy continued): once more\n{l}"
+                    )
+                    .ok();
+                    lldb.push_str(LLDB_STATE);
+                    if *absorbed {
+                        writeln!(
+                            lldb,
+                            "# LLDB stopped again without moving; doppel issued it once more:\n{l}"
+                        )
+                        .ok();
+                        lldb.push_str(LLDB_STATE);
+                    }
                 }
             }
         }
@@ -160,7 +196,7 @@ fn outermost_before(trace: &doppel_core::Trace) -> Vec<usize> {
                 }
             }
             EventKind::Output(o) => depth = o.paused().map(|s| s.call_stack.len()),
-            EventKind::PolicyNote(_) => {}
+            EventKind::PolicyNote(_) | EventKind::Realignment(_) => {}
         }
     }
     out
@@ -170,21 +206,69 @@ fn outermost_before(trace: &doppel_core::Trace) -> Vec<usize> {
 /// answer came after an absorbed LLDB re-stop: the backend sent them twice.
 fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
     let mut index = None::<usize>;
+    let mut realigned = false;
     let mut out = Vec::new();
     for e in &trace.events {
         match &e.kind {
-            EventKind::Action(_) => index = Some(index.map_or(0, |i| i + 1)),
+            EventKind::Action(_) => {
+                index = Some(index.map_or(0, |i| i + 1));
+                realigned = false;
+            }
             EventKind::Output(_) => {
                 if let Some(i) = index
+                    && !realigned
                     && e.raw.iter().any(|m| m.text.starts_with(RESTOP_ABSORBED))
                 {
                     out.push(i);
                 }
             }
+            EventKind::Realignment(_) => realigned = true,
             EventKind::PolicyNote(_) => {}
         }
     }
     out
+}
+
+/// Per action index (as of [`doppel_core::Trace::actions`]), the execution
+/// actions issued to this debugger alone after it
+/// ([`EventKind::Realignment`]), each with whether the backend absorbed an
+/// LLDB re-stop in its answer (and so issued it twice).
+fn realignments(trace: &doppel_core::Trace) -> HashMap<usize, Vec<(ExecAction, bool)>> {
+    let mut index = None::<usize>;
+    let mut out: HashMap<usize, Vec<(ExecAction, bool)>> = HashMap::new();
+    let mut pending = false;
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Action(_) => {
+                index = Some(index.map_or(0, |i| i + 1));
+                pending = false;
+            }
+            EventKind::Realignment(Action::Exec { exec }) => {
+                if let Some(i) = index {
+                    out.entry(i).or_default().push((*exec, false));
+                    pending = true;
+                }
+            }
+            EventKind::Output(_) => {
+                if pending && let Some(last) = index.and_then(|i| out.get_mut(&i)).and_then(|v| v.last_mut()) {
+                    last.1 = e.raw.iter().any(|m| m.text.starts_with(RESTOP_ABSORBED));
+                    pending = false;
+                }
+            }
+            EventKind::Realignment(_) | EventKind::PolicyNote(_) => {}
+        }
+    }
+    out
+}
+
+/// GDB's and LLDB's commands for an execution action.
+fn exec_commands(exec: ExecAction) -> (&'static str, &'static str) {
+    match exec {
+        ExecAction::Resume => ("continue", "process continue"),
+        ExecAction::StepIn => ("step", "thread step-in"),
+        ExecAction::StepOver => ("next", "thread step-over"),
+        ExecAction::StepOut => ("finish", "thread step-out"),
+    }
 }
 
 /// LLDB's commands that show the state after a pause.
