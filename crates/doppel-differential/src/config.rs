@@ -112,6 +112,23 @@ pub struct DiffConfig {
     /// behaviour ([`crate::record::DiffRecord::of`] reads it so).
     #[serde(skip_serializing_if = "is_false")]
     pub continue_past_policies: bool,
+    /// With `continue_past_policies`: also go on past
+    /// `return_lands_mid_line` and `resume_completes_interrupted_step` by
+    /// issuing the diverging action once more to the debuggers that stopped
+    /// short, when that brings every debugger to one state
+    /// ([`crate::continuation::lagging`]). Off: those policies end the run
+    /// (the continuation of 2026-11-28). On by default; serialized only when
+    /// on, like `continue_past_policies`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub realign_steps: bool,
+    /// With `continue_past_policies`: step out is not drawn while the agreed
+    /// state is paused in `main` itself (the top frame), where stepping out
+    /// leaves the program (GDB refuses, LLDB stops in the C library's
+    /// start-up code): any divergence there is the `step_out_of_main` policy,
+    /// which ends the run, so the draw could only end it. The other actions
+    /// keep their weights. On by default; serialized only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub avoid_step_out_of_main: bool,
     /// Run the program once in every tool with no breakpoint before the
     /// run's actions, and record a run whose control runs end differently
     /// as not comparable instead of driving the debuggers (issue 17 item 2;
@@ -175,6 +192,8 @@ impl Default for DiffConfig {
             normalization: NormalizationConfig::default(),
             breakpoint_lines: BreakpointLines::All,
             continue_past_policies: true,
+            realign_steps: true,
+            avoid_step_out_of_main: true,
             control_run: true,
         }
     }
@@ -260,6 +279,26 @@ mod tests {
         };
         // Off: the serialized form (and so the run key) of the old behaviour.
         assert!(!serde_json::to_string(&off).unwrap().contains("continue_past_policies"));
+    }
+
+    #[test]
+    fn realignment_and_avoiding_step_out_of_main_are_on_by_default_and_serialized_only_when_on() {
+        let on = DiffConfig::default();
+        assert!(on.realign_steps && on.avoid_step_out_of_main);
+        let t = toml_like("{}");
+        assert!(t.realign_steps && t.avoid_step_out_of_main);
+        let json = serde_json::to_string(&on).unwrap();
+        assert!(json.contains("\"realign_steps\":true") && json.contains("\"avoid_step_out_of_main\":true"));
+        let off = DiffConfig {
+            realign_steps: false,
+            avoid_step_out_of_main: false,
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&off).unwrap();
+        assert!(
+            !json.contains("realign_steps") && !json.contains("avoid_step_out_of_main"),
+            "{json}"
+        );
     }
 
     #[test]

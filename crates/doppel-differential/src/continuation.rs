@@ -6,38 +6,107 @@
 //! breakpoint on `slide_vs_reject` and tests nothing past it.
 //!
 //! The decision per policy (documented in `docs/normalization.md`,
-//! "Policies"):
+//! "Which policies a run goes on past"):
 //! - `slide_vs_reject`: continued. The breakpoint is removed again in every
 //!   debugger (an ordinary `remove breakpoint` action, stored in the traces,
 //!   so `doppel replay` and the reproducers issue it too); afterwards no
 //!   debugger holds a breakpoint for that request, whatever it did with it.
+//! - `return_lands_mid_line` and `resume_completes_interrupted_step`:
+//!   continued when one more of the same action, issued only to the
+//!   debuggers that stopped short ([`lagging`]: back on the call line
+//!   mid-statement; stopped with reason `step` where the others ran on to a
+//!   breakpoint), brings every debugger to the same state, judged by the
+//!   ordinary oracle. That extra action is a [`doppel_core::EventKind::Realignment`]
+//!   in the lagging debuggers' traces only, so the reproducers issue it to
+//!   that debugger alone. When the debuggers still differ afterwards, the
+//!   run ends with the policy divergence, as before.
 //! - every other policy (`step_out_of_main`, `step_past_end_of_main`,
-//!   `resume_completes_interrupted_step`, `return_lands_mid_line`,
-//!   `frame_end_pause`): ends the run as before. After them the debuggers
-//!   are paused at different places (or one has exited), and no action of
-//!   the [`doppel_debuggers::Debugger`] trait issued to all of them alike
-//!   brings them back together.
+//!   `frame_end_pause`): ends the run as before. After the first two the
+//!   program is leaving `main` (nothing of the program is left to step);
+//!   the third is not realigned yet.
 //!
 //! The technique speaks only the trait's actions; protocols stay in the backends.
 
 use crate::normalize::NormalizationConfig;
 use crate::oracle::{Difference, compare};
-use doppel_core::{DivergenceKind, Output};
+use doppel_core::{DivergenceKind, Output, PauseReason, ProgramState};
 
 /// The name of the policy a run goes on past by removing the breakpoint.
 pub const SLIDE_VS_REJECT: &str = "slide_vs_reject";
+
+/// The policy after which the debugger that stopped back on the call line
+/// takes one more step.
+pub const RETURN_LANDS_MID_LINE: &str = "return_lands_mid_line";
+
+/// The policy after which the debugger that completed an interrupted step
+/// resumes once more.
+pub const RESUME_COMPLETES_INTERRUPTED_STEP: &str = "resume_completes_interrupted_step";
 
 /// How the debuggers are brought back to one state after a policy divergence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Realignment {
     /// Remove the requested breakpoint again in every debugger.
     RemoveBreakpoint,
+    /// Issue the diverging execution action once more, only to the
+    /// debuggers [`lagging`] names.
+    RepeatInLagging,
 }
 
 /// The realignment a run continues with after a divergence of `policy`, or
 /// `None` when that policy still ends the run (see the module's table).
 pub fn after(policy: &str) -> Option<Realignment> {
-    (policy == SLIDE_VS_REJECT).then_some(Realignment::RemoveBreakpoint)
+    match policy {
+        SLIDE_VS_REJECT => Some(Realignment::RemoveBreakpoint),
+        RETURN_LANDS_MID_LINE | RESUME_COMPLETES_INTERRUPTED_STEP => Some(Realignment::RepeatInLagging),
+        _ => None,
+    }
+}
+
+/// The debuggers (indices into `outputs`) that stopped short after an
+/// execution action diverged under `policy`, judged on normalized outputs
+/// as [`crate::oracle::policy`] recognised it; empty when there is none or
+/// every debugger would be (nothing to realign).
+///
+/// - `return_lands_mid_line`: paused in the caller of `before`'s frame (one
+///   frame less), on the caller's call line.
+/// - `resume_completes_interrupted_step`: paused with reason `step` after a
+///   resume, where another debugger paused for another reason.
+pub fn lagging(policy: &str, before: &ProgramState, outputs: &[Output]) -> Vec<usize> {
+    let short: Vec<usize> = match policy {
+        RETURN_LANDS_MID_LINE => {
+            let Some(caller) = before.call_stack.get(1) else {
+                return vec![];
+            };
+            let Some(call_line) = caller.location.as_ref().map(|l| l.line) else {
+                return vec![];
+            };
+            (0..outputs.len())
+                .filter(|&i| {
+                    outputs[i].paused().is_some_and(|s| {
+                        s.call_stack.len() + 1 == before.call_stack.len()
+                            && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
+                            && s.location.line == call_line
+                    })
+                })
+                .collect()
+        }
+        RESUME_COMPLETES_INTERRUPTED_STEP => (0..outputs.len())
+            .filter(|&i| outputs[i].paused().is_some_and(|s| s.reason == PauseReason::Step))
+            .collect(),
+        _ => vec![],
+    };
+    if short.len() == outputs.len() { vec![] } else { short }
+}
+
+/// The outputs after a [`Realignment::RepeatInLagging`]: `outputs` with the
+/// lagging debuggers' answers (`again`, in the order of `lagging`) put in
+/// their places.
+pub fn merged(outputs: &[Output], lagging: &[usize], again: Vec<Output>) -> Vec<Output> {
+    let mut out = outputs.to_vec();
+    for (&i, o) in lagging.iter().zip(again) {
+        out[i] = o;
+    }
+    out
 }
 
 /// Judges the removal that follows a `slide_vs_reject` divergence: `None`
@@ -103,17 +172,75 @@ mod tests {
     }
 
     #[test]
-    fn only_slide_vs_reject_is_continued() {
+    fn which_policies_are_continued_and_how() {
         assert_eq!(after("slide_vs_reject"), Some(Realignment::RemoveBreakpoint));
+        for p in ["resume_completes_interrupted_step", "return_lands_mid_line"] {
+            assert_eq!(after(p), Some(Realignment::RepeatInLagging), "{p}");
+        }
         for p in [
             "step_out_of_main",
             "step_past_end_of_main",
-            "resume_completes_interrupted_step",
-            "return_lands_mid_line",
             "frame_end_pause",
+            "no_such_policy",
         ] {
             assert_eq!(after(p), None, "{p}");
         }
+    }
+
+    fn paused(line: u32, reason: PauseReason, stack: &[(&str, u32)]) -> Output {
+        Output::Paused(ProgramState {
+            location: Location::line("p.c", line),
+            reason,
+            call_stack: stack
+                .iter()
+                .map(|(f, l)| doppel_core::Frame {
+                    function: f.to_string(),
+                    location: Some(Location::line("p.c", *l)),
+                })
+                .collect(),
+            variables: vec![],
+            signal: None,
+            return_value: None,
+        })
+    }
+
+    #[test]
+    fn the_debugger_back_on_the_call_line_lags_after_a_return() {
+        // Paused in `square` (line 3) called from main's line 12; one
+        // debugger stops back on line 12 mid-statement, the other on 13.
+        let before = paused(3, PauseReason::Step, &[("square", 3), ("main", 12)]);
+        let before = before.paused().unwrap();
+        let outs = [
+            paused(13, PauseReason::Step, &[("main", 13)]),
+            paused(12, PauseReason::Step, &[("main", 12)]),
+        ];
+        assert_eq!(lagging(RETURN_LANDS_MID_LINE, before, &outs), vec![1]);
+        // Both back on the call line: nobody is ahead, nothing to realign.
+        let both = [outs[1].clone(), outs[1].clone()];
+        assert!(lagging(RETURN_LANDS_MID_LINE, before, &both).is_empty());
+        // Not the policy's shape (a finished debugger): nothing either.
+        let done = [
+            Output::Finished {
+                exit_code: Some(0),
+                signal: None,
+            },
+            outs[0].clone(),
+        ];
+        assert!(lagging(RETURN_LANDS_MID_LINE, before, &done).is_empty());
+    }
+
+    #[test]
+    fn the_debugger_that_completed_the_interrupted_step_lags_after_a_resume() {
+        let before = paused(7, PauseReason::Breakpoint, &[("main", 7)]);
+        let before = before.paused().unwrap();
+        let outs = [
+            paused(20, PauseReason::Breakpoint, &[("main", 20)]),
+            paused(8, PauseReason::Step, &[("main", 8)]),
+        ];
+        assert_eq!(lagging(RESUME_COMPLETES_INTERRUPTED_STEP, before, &outs), vec![1]);
+        assert!(lagging("slide_vs_reject", before, &outs).is_empty());
+        let m = merged(&outs, &[1], vec![outs[0].clone()]);
+        assert_eq!(m, vec![outs[0].clone(), outs[0].clone()]);
     }
 
     #[test]

@@ -13,7 +13,11 @@
 //! The first divergence ends the run, except one that a known policy
 //! explains and after which the debuggers can be brought back to one state
 //! (`DiffConfig::continue_past_policies`, [`crate::continuation`]): it is
-//! recorded as a policy note in the traces and the run goes on. Every random choice comes from a
+//! recorded as a policy note in the traces and the run goes on (after
+//! `return_lands_mid_line` and `resume_completes_interrupted_step`, once the
+//! debuggers that stopped short took the same action once more, alone:
+//! `DiffConfig::realign_steps`). With continuation, step out is not drawn in
+//! `main` itself (`DiffConfig::avoid_step_out_of_main`). Every random choice comes from a
 //! ChaCha8 generator seeded with the run's seed, and the next action is chosen
 //! only after all debuggers have paused, so a run is determined by its subject,
 //! seed and configuration (up to the debuggers' own non-determinism).
@@ -97,6 +101,39 @@ impl Recorder {
                 raw: vec![],
             });
         }
+    }
+
+    /// Issues `exec` once more to the debuggers `lagging` names (indices
+    /// into `dbg`) alone, after a policy divergence that
+    /// [`continuation::Realignment::RepeatInLagging`] goes on past, and
+    /// records it as an [`EventKind::Realignment`] with its output in their
+    /// traces only. Returns every debugger's outputs with the lagging ones'
+    /// replaced ([`continuation::merged`]).
+    pub(crate) async fn realign(
+        &mut self,
+        dbg: &mut [Box<dyn Debugger>],
+        lagging: &[usize],
+        exec: ExecAction,
+        outs: &[Output],
+    ) -> Vec<Output> {
+        let mut again = Vec::with_capacity(lagging.len());
+        for &i in lagging {
+            let t = self.ms();
+            self.traces[i].events.push(Event {
+                t_ms: t,
+                kind: EventKind::Realignment(Action::Exec { exec }),
+                raw: vec![],
+            });
+            let o = dbg[i].exec(exec).await;
+            let t = self.ms();
+            self.traces[i].events.push(Event {
+                t_ms: t,
+                kind: EventKind::Output(o.clone()),
+                raw: dbg[i].take_transcript(),
+            });
+            again.push(o);
+        }
+        continuation::merged(outs, lagging, again)
     }
 
     pub(crate) fn outputs(&mut self, dbg: &mut [Box<dyn Debugger>], outs: &[Output]) {
@@ -261,6 +298,18 @@ async fn drive(
             let norm: Vec<Output> = outs.iter().map(|o| normalize::output(o, &cfg.normalization)).collect();
             let before = before.as_ref().map(|s| normalize::state(s, &cfg.normalization));
             d.policy = oracle::policy(before.as_ref(), exec, &norm, &d);
+            if cfg.continue_past_policies && cfg.realign_steps {
+                match realign_after(dbg, rec, &names, cfg, exec, before.as_ref(), &norm, &outs, &d).await {
+                    Realigned::Agree(merged) => {
+                        rec.note(note(rec, action.clone(), *line, d));
+                        outs = merged;
+                        continue;
+                    }
+                    Realigned::NotTried => {}
+                    Realigned::Differ(why) => d.detail = format!("{}; {why}", d.detail),
+                    Realigned::Failed(f) => return finding(rec, action.clone(), *line, f),
+                }
+            }
             return finding(rec, action.clone(), *line, d);
         }
         match &outs[0] {
@@ -272,7 +321,10 @@ async fn drive(
             return Verdict::MaxActions { actions: executed };
         }
         let state = outs[0].paused().cloned();
-        let exec = pick(&mut rng, cfg);
+        let no_step_out = cfg.continue_past_policies
+            && cfg.avoid_step_out_of_main
+            && state.as_ref().is_some_and(oracle::in_main_itself);
+        let exec = pick(&mut rng, cfg, no_step_out);
         let action = Action::Exec { exec };
         rec.action(&action);
         outs = join_all(dbg.iter_mut().map(|d| d.exec(exec))).await;
@@ -280,6 +332,66 @@ async fn drive(
         executed += 1;
         let line = state.as_ref().map(|s| s.location.line);
         last = (action, line, state);
+    }
+}
+
+/// What a realignment after a policy divergence of an execution action did.
+pub(crate) enum Realigned {
+    /// The policy is not realigned by repeating the action (or no debugger
+    /// stopped short): the run ends on it.
+    NotTried,
+    /// Every debugger agrees again: the run goes on from these outputs.
+    Agree(Vec<Output>),
+    /// They still differ: the run ends on the policy divergence; the text
+    /// says what the realignment gave.
+    Differ(String),
+    /// A debugger failed on the repeated action: a tool failure.
+    Failed(Difference),
+}
+
+/// Brings the debuggers back to one state after the policy divergence `d`
+/// of `exec` from the agreed (normalized) state `before`, when its policy
+/// is continued by [`continuation::Realignment::RepeatInLagging`]: `exec`
+/// once more in the debuggers that stopped short ([`continuation::lagging`],
+/// on the normalized outputs `norm`), judged with the oracle on every
+/// debugger's outputs (`outs`, with the lagging ones replaced). Shared by
+/// Algorithm 1's runs and scripts ([`crate::scripted`]), so a replay
+/// realigns exactly where the run did.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn realign_after(
+    dbg: &mut [Box<dyn Debugger>],
+    rec: &mut Recorder,
+    names: &[String],
+    cfg: &DiffConfig,
+    exec: Option<ExecAction>,
+    before: Option<&ProgramState>,
+    norm: &[Output],
+    outs: &[Output],
+    d: &Difference,
+) -> Realigned {
+    let (Some(policy), Some(exec), Some(before)) = (d.policy.as_deref(), exec, before) else {
+        return Realigned::NotTried;
+    };
+    if continuation::after(policy) != Some(Realignment::RepeatInLagging) {
+        return Realigned::NotTried;
+    }
+    let lagging = continuation::lagging(policy, before, norm);
+    if lagging.is_empty() {
+        return Realigned::NotTried;
+    }
+    let merged = rec.realign(dbg, &lagging, exec, outs).await;
+    match oracle::compare(names, &merged, &cfg.normalization, cfg.compare_columns) {
+        None => Realigned::Agree(merged),
+        Some(f) if f.kind == DivergenceKind::ToolFailure => Realigned::Failed(f),
+        Some(f) => {
+            let who: Vec<&str> = lagging.iter().map(|&i| names[i].as_str()).collect();
+            Realigned::Differ(format!(
+                "one more '{}' in {} did not bring the debuggers to one state: {}",
+                Action::Exec { exec },
+                who.join(", "),
+                f.detail
+            ))
+        }
     }
 }
 
@@ -338,12 +450,23 @@ pub(crate) async fn load(
     None
 }
 
-/// Picks an execution action by weight.
-fn pick(rng: &mut ChaCha8Rng, cfg: &DiffConfig) -> ExecAction {
-    let total: f64 = ExecAction::ALL.iter().map(|a| cfg.weights.weight(*a)).sum();
+/// Picks an execution action by weight; with `no_step_out`, step out has
+/// weight 0 (unless every other weight is 0 too).
+fn pick(rng: &mut ChaCha8Rng, cfg: &DiffConfig, no_step_out: bool) -> ExecAction {
+    let weight = |a: ExecAction| {
+        if no_step_out && a == ExecAction::StepOut {
+            0.0
+        } else {
+            cfg.weights.weight(a)
+        }
+    };
+    let total: f64 = ExecAction::ALL.iter().map(|a| weight(*a)).sum();
+    if total <= 0.0 {
+        return pick(rng, cfg, false);
+    }
     let mut x = rng.random_range(0.0..total);
     for a in ExecAction::ALL {
-        let w = cfg.weights.weight(a);
+        let w = weight(a);
         if x < w {
             return a;
         }
@@ -370,11 +493,24 @@ mod tests {
         };
         let draw = |seed| {
             let mut r = ChaCha8Rng::seed_from_u64(seed);
-            (0..50).map(|_| pick(&mut r, &cfg)).collect::<Vec<_>>()
+            (0..50).map(|_| pick(&mut r, &cfg, false)).collect::<Vec<_>>()
         };
         let a = draw(7);
         assert_eq!(a, draw(7));
         assert!(a.iter().all(|x| matches!(x, ExecAction::StepIn | ExecAction::StepOut)));
         assert!(a.contains(&ExecAction::StepIn) && a.contains(&ExecAction::StepOut));
+        // Without step out: only step in; with step out the only weight, it stays.
+        let mut r = ChaCha8Rng::seed_from_u64(7);
+        assert!((0..50).all(|_| pick(&mut r, &cfg, true) == ExecAction::StepIn));
+        let only_out = DiffConfig {
+            weights: ActionWeights {
+                resume: 0.0,
+                step_in: 0.0,
+                step_over: 0.0,
+                step_out: 1.0,
+            },
+            ..Default::default()
+        };
+        assert_eq!(pick(&mut r, &only_out, true), ExecAction::StepOut);
     }
 }

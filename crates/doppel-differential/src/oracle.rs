@@ -31,7 +31,7 @@ pub fn policy(
         return Some("slide_vs_reject".into());
     }
     let before = before?;
-    let main_only = before.call_stack.iter().take_while(|f| f.function != "main").count() == 0;
+    let main_only = in_main_itself(before);
     let states: Vec<&ProgramState> = outputs.iter().filter_map(Output::paused).collect();
     match (action, d.kind) {
         // GDB refuses `finish` in the outermost frame and stays; LLDB steps out
@@ -93,6 +93,13 @@ pub fn policy(
         }
         _ => None,
     }
+}
+
+/// Whether `state` is paused in `main` itself (its top frame, or no frame
+/// at all): where a step out leaves the program (`step_out_of_main`) and a
+/// step past the end of `main` leaves it too (`step_past_end_of_main`).
+pub fn in_main_itself(state: &ProgramState) -> bool {
+    state.call_stack.iter().take_while(|f| f.function != "main").count() == 0
 }
 
 #[cfg(test)]

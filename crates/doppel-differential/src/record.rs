@@ -56,7 +56,8 @@ impl DiffRecord {
     /// A record without `diff.continue_past_policies` ran DBDB's stop at the
     /// first divergence (records written before the switch existed, and
     /// runs with it off, which leave it out of the serialized form), although
-    /// a new campaign's default is on. The same for `diff.control_run`.
+    /// a new campaign's default is on. The same for `diff.control_run`,
+    /// `diff.realign_steps` and `diff.avoid_step_out_of_main`.
     pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
         let mut rec: Self = serde_json::from_value(run.config.clone()).map_err(|e| {
             anyhow::anyhow!(
@@ -66,6 +67,8 @@ impl DiffRecord {
         })?;
         rec.diff.continue_past_policies = run.config["diff"]["continue_past_policies"] == true;
         rec.diff.control_run = run.config["diff"]["control_run"] == true;
+        rec.diff.realign_steps = run.config["diff"]["realign_steps"] == true;
+        rec.diff.avoid_step_out_of_main = run.config["diff"]["avoid_step_out_of_main"] == true;
         Ok(rec)
     }
 

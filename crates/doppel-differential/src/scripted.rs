@@ -10,6 +10,10 @@
 //!   it as a recorded action if the original run issued it; the removal
 //!   right after such a note is judged with
 //!   [`crate::continuation::removal_realigns`], as in the engine;
+//! - a `return_lands_mid_line` or `resume_completes_interrupted_step`
+//!   divergence (with `continue_past_policies`) is realigned as in the engine
+//!   ([`crate::engine::realign_after`]: the same action once more in the
+//!   debuggers that stopped short, not a script action) and noted;
 //! - an execution action is issued only while every debugger is paused
 //!   (after `start`); when the program has finished, or has not been
 //!   started, the rest of the script is not issued;
@@ -18,7 +22,7 @@
 
 use crate::config::DiffConfig;
 use crate::continuation::{self, Realignment};
-use crate::engine::{self, NodeTypeOf, Recorder, RunOutcome};
+use crate::engine::{self, NodeTypeOf, Realigned, Recorder, RunOutcome};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{Action, FailureKind, Finding, Location, Output, ProgramState, Subject, Verdict};
@@ -169,6 +173,18 @@ async fn drive(
                     let norm: Vec<Output> = o.iter().map(|x| normalize::output(x, &cfg.normalization)).collect();
                     let b = before.as_ref().map(|s| normalize::state(s, &cfg.normalization));
                     d.policy = oracle::policy(b.as_ref(), exec, &norm, &d);
+                    if cfg.continue_past_policies && cfg.realign_steps {
+                        match engine::realign_after(dbg, rec, &names, cfg, exec, b.as_ref(), &norm, &o, &d).await {
+                            Realigned::Agree(merged) => {
+                                rec.note(finding(rec, action, line, d));
+                                outs = Some(merged);
+                                continue;
+                            }
+                            Realigned::NotTried => {}
+                            Realigned::Differ(why) => d.detail = format!("{}; {why}", d.detail),
+                            Realigned::Failed(f) => return Verdict::Divergence(finding(rec, action, line, f)),
+                        }
+                    }
                     return Verdict::Divergence(finding(rec, action, line, d));
                 }
                 outs = Some(o);

@@ -60,6 +60,17 @@ pub struct DiffArgs {
     /// divergence). Part of the run key.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub continue_past_policies: Option<bool>,
+    /// With continuation: also go on past `return_lands_mid_line` and
+    /// `resume_completes_interrupted_step` by issuing the action once more to
+    /// the debugger that stopped short, when that realigns them (on by
+    /// default). Part of the run key.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub realign_steps: Option<bool>,
+    /// With continuation: do not draw step out while paused in `main`
+    /// itself, where it can only end the run on `step_out_of_main` (on by
+    /// default). Part of the run key.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub avoid_step_out_of_main: Option<bool>,
     /// Run each program once in every debugger with no breakpoint before a
     /// run's actions; a program that ends differently in them (exit status,
     /// signal, output) is recorded as not comparable, not run (on by
@@ -133,6 +144,12 @@ pub fn diff_config(a: &DiffArgs, s: &Settings) -> anyhow::Result<doppel_differen
     }
     if let Some(v) = a.continue_past_policies {
         diff.continue_past_policies = v;
+    }
+    if let Some(v) = a.realign_steps {
+        diff.realign_steps = v;
+    }
+    if let Some(v) = a.avoid_step_out_of_main {
+        diff.avoid_step_out_of_main = v;
     }
     if let Some(v) = a.control_run {
         diff.control_run = v;
