@@ -187,22 +187,7 @@ mod tests {
         }
     }
 
-    fn paused(line: u32, reason: PauseReason, stack: &[(&str, u32)]) -> Output {
-        Output::Paused(ProgramState {
-            location: Location::line("p.c", line),
-            reason,
-            call_stack: stack
-                .iter()
-                .map(|(f, l)| doppel_core::Frame {
-                    function: f.to_string(),
-                    location: Some(Location::line("p.c", *l)),
-                })
-                .collect(),
-            variables: vec![],
-            signal: None,
-            return_value: None,
-        })
-    }
+    use crate::oracle::policy_tests::paused;
 
     #[test]
     fn the_debugger_back_on_the_call_line_lags_after_a_return() {

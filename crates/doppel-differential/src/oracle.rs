@@ -103,15 +103,22 @@ pub fn in_main_itself(state: &ProgramState) -> bool {
 }
 
 #[cfg(test)]
-mod policy_tests {
+pub(crate) mod policy_tests {
     use super::*;
     use doppel_core::{Frame, Location, PauseReason};
     use doppel_debuggers::normalize::NormalizationConfig;
 
     fn at(line: u32, stack: &[(&str, u32)]) -> Output {
+        paused(line, PauseReason::Step, stack)
+    }
+
+    /// A pause of `p.c` at `line` for `reason`, with the call stack
+    /// `stack` (innermost first: function and line); also used by
+    /// [`crate::continuation`]'s tests.
+    pub(crate) fn paused(line: u32, reason: PauseReason, stack: &[(&str, u32)]) -> Output {
         Output::Paused(ProgramState {
             location: Location::line("p.c", line),
-            reason: PauseReason::Step,
+            reason,
             call_stack: stack
                 .iter()
                 .map(|(f, l)| Frame {

@@ -8,9 +8,9 @@
 //! program and goes on; `doppel replay` (the library call) reproduces the
 //! continued run.
 
+mod common;
+
 use doppel_core::{Action, Verdict};
-use doppel_debuggers::DebuggerConfig;
-use doppel_differential::DiffConfig;
 use doppel_differential::campaign::{self, CampaignSpec};
 use doppel_lang::c::{BuildCache, BuildRecipe};
 use rand::{Rng, SeedableRng};
@@ -21,19 +21,7 @@ fn globals_c() -> PathBuf {
 }
 
 fn spec(continue_past_policies: bool) -> CampaignSpec {
-    CampaignSpec {
-        name: "continue-real".into(),
-        debuggers: vec!["gdb".into(), "lldb".into()],
-        debugger: DebuggerConfig::default(),
-        diff: DiffConfig {
-            continue_past_policies,
-            ..DiffConfig::default()
-        },
-        jobs: 1,
-        resume: false,
-        executables: [("lldb".to_string(), "/usr/bin/lldb-dap-22".to_string())].into(),
-        tools: Vec::new(),
-    }
+    common::gdb_lldb_spec("continue-real", continue_past_policies)
 }
 
 /// The first seed whose first breakpoint line (the engine's first draw,

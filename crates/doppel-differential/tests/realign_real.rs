@@ -7,9 +7,9 @@
 //! is a policy note and the run goes on; without it the run ends there, as
 //! in DBDB. Replays and reproducers issue the realignment too.
 
+mod common;
+
 use doppel_core::{Action, EventKind, ExecAction, Location, Verdict};
-use doppel_debuggers::DebuggerConfig;
-use doppel_differential::DiffConfig;
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_differential::scripted;
 use doppel_lang::c::{BuildCache, BuildRecipe};
@@ -30,19 +30,7 @@ int main(void) {
 ";
 
 fn spec(continue_past_policies: bool) -> CampaignSpec {
-    CampaignSpec {
-        name: "realign-real".into(),
-        debuggers: vec!["gdb".into(), "lldb".into()],
-        debugger: DebuggerConfig::default(),
-        diff: DiffConfig {
-            continue_past_policies,
-            ..DiffConfig::default()
-        },
-        jobs: 1,
-        resume: false,
-        executables: [("lldb".to_string(), "/usr/bin/lldb-dap-22".to_string())].into(),
-        tools: Vec::new(),
-    }
+    common::gdb_lldb_spec("realign-real", continue_past_policies)
 }
 
 async fn prepared(dir: &std::path::Path) -> Prepared {

@@ -99,14 +99,7 @@ impl Dual {
             fresh.send(&script)?;
             let answer = fresh.check(timeout)?;
             let model = if answer == SatResult::Sat {
-                let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-                Some(
-                    fresh
-                        .values(&names)?
-                        .into_iter()
-                        .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-                        .collect(),
-                )
+                Some(model_values(&mut fresh, vars)?)
             } else {
                 None
             };
@@ -136,14 +129,7 @@ impl Dual {
         self.send(text)?;
         let answer = self.solver.check(timeout)?;
         let model = if answer == SatResult::Sat {
-            let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-            Some(
-                self.solver
-                    .values(&names)?
-                    .into_iter()
-                    .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-                    .collect(),
-            )
+            Some(model_values(&mut self.solver, vars)?)
         } else {
             None
         };
@@ -191,6 +177,18 @@ impl Dual {
         }
         self.solver.pop()
     }
+}
+
+/// The values of the input variables `vars` in `solver`'s model (after a
+/// `sat` answer): one byte per variable, variables z3 names that are not
+/// input bytes left out.
+pub(crate) fn model_values(solver: &mut Z3Process, vars: &[InputVar]) -> Result<Model, SolverError> {
+    let names: Vec<String> = vars.iter().map(InputVar::name).collect();
+    Ok(solver
+        .values(&names)?
+        .into_iter()
+        .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
+        .collect())
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! sent the definitions again, with no assertion to re-decide.
 
 use crate::darwin::{DarwinConfig, DarwinStats, Witness};
-use crate::dual::{Dual, Model, rename};
+use crate::dual::{Dual, Model, model_values, rename};
 use crate::slice::Slicer;
 use doppel_concolic::smt::SmtWriter;
 use doppel_concolic::solver::{SatResult, Solver, SolverError, Z3Process};
@@ -203,7 +203,7 @@ impl SlicedSession {
         self.dual.send(text)?;
         let answer = self.dual.solver.check(timeout)?;
         let values = match (answer, model) {
-            (SatResult::Sat, Some(vars)) => Some(values(&mut self.dual.solver, vars)?),
+            (SatResult::Sat, Some(vars)) => Some(model_values(&mut self.dual.solver, vars)?),
             _ => None,
         };
         self.dual.pop()?;
@@ -242,7 +242,7 @@ impl SlicedSession {
             let _ = std::fs::write(std::path::Path::new(&dir).join(name), text);
         }
         let model = match answer {
-            SatResult::Sat => Some(values(&mut fresh, vars)?),
+            SatResult::Sat => Some(model_values(&mut fresh, vars)?),
             _ => None,
         };
         Ok((answer, model))
@@ -260,13 +260,4 @@ impl SlicedSession {
         self.dual.solver = solver;
         Ok(())
     }
-}
-
-fn values(solver: &mut Z3Process, vars: &[InputVar]) -> Result<Model, SolverError> {
-    let names: Vec<String> = vars.iter().map(InputVar::name).collect();
-    Ok(solver
-        .values(&names)?
-        .into_iter()
-        .filter_map(|(n, v)| InputVar::parse(&n).map(|var| (var, v as u8)))
-        .collect())
 }
