@@ -26,6 +26,9 @@ struct Round {
     ended_on_policy: usize,
     /// Runs that ended on a policy, per policy name.
     ending_policies: std::collections::BTreeMap<String, usize>,
+    /// Runs per verdict: program finished, action limit, policy, finding,
+    /// inconclusive, subject error, not comparable (where the CPU went).
+    verdicts: std::collections::BTreeMap<&'static str, usize>,
     policy_notes: usize,
     classes: BTreeSet<String>,
     cpu_s: f64,
@@ -62,6 +65,7 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
         runs: 0,
         ended_on_policy: 0,
         ending_policies: Default::default(),
+        verdicts: Default::default(),
         policy_notes: 0,
         classes: BTreeSet::new(),
         cpu_s: 0.0,
@@ -83,6 +87,17 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
         r.runs += 1;
         r.policy_notes += rec.policy_notes().len();
         r.execution_actions += rec.execution_actions();
+        let verdict = match &rec.verdict {
+            Verdict::ProgramFinished { .. } => "finished",
+            Verdict::MaxActions { .. } => "action limit",
+            Verdict::Divergence(f) if f.class.part("policy").is_some() => "policy",
+            Verdict::Divergence(_) => "finding",
+            Verdict::Inconclusive { .. } => "inconclusive",
+            Verdict::SubjectError { .. } => "subject error",
+            Verdict::NotComparable { .. } => "not comparable",
+            Verdict::Checked { .. } => "checked",
+        };
+        *r.verdicts.entry(verdict).or_default() += 1;
         if let Verdict::Divergence(f) = &rec.verdict {
             if let Some(p) = f.class.part("policy") {
                 r.ended_on_policy += 1;
@@ -150,6 +165,8 @@ pub async fn run(
         );
         let ending: Vec<String> = r.ending_policies.iter().map(|(p, n)| format!("{p} {n}")).collect();
         println!("{:<24} ended on: {}", "", ending.join(", "));
+        let verdicts: Vec<String> = r.verdicts.iter().map(|(v, n)| format!("{v} {n}")).collect();
+        println!("{:<24} runs by verdict: {}", "", verdicts.join(", "));
         rounds.push(r);
     }
     let (stop, cont) = (&rounds[0], &rounds[rounds.len() - 1]);
