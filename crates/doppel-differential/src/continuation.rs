@@ -28,7 +28,7 @@
 //! The technique speaks only the trait's actions; protocols stay in the backends.
 
 use crate::normalize::NormalizationConfig;
-use crate::oracle::{Difference, compare};
+use crate::oracle::{Difference, back_on_call_line, compare};
 use doppel_core::{DivergenceKind, Output, PauseReason, ProgramState};
 
 /// The name of the policy a run goes on past by removing the breakpoint.
@@ -73,23 +73,9 @@ pub fn after(policy: &str) -> Option<Realignment> {
 ///   resume, where another debugger paused for another reason.
 pub fn lagging(policy: &str, before: &ProgramState, outputs: &[Output]) -> Vec<usize> {
     let short: Vec<usize> = match policy {
-        RETURN_LANDS_MID_LINE => {
-            let Some(caller) = before.call_stack.get(1) else {
-                return vec![];
-            };
-            let Some(call_line) = caller.location.as_ref().map(|l| l.line) else {
-                return vec![];
-            };
-            (0..outputs.len())
-                .filter(|&i| {
-                    outputs[i].paused().is_some_and(|s| {
-                        s.call_stack.len() + 1 == before.call_stack.len()
-                            && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
-                            && s.location.line == call_line
-                    })
-                })
-                .collect()
-        }
+        RETURN_LANDS_MID_LINE => (0..outputs.len())
+            .filter(|&i| outputs[i].paused().is_some_and(|s| back_on_call_line(before, s)))
+            .collect(),
         RESUME_COMPLETES_INTERRUPTED_STEP => (0..outputs.len())
             .filter(|&i| outputs[i].paused().is_some_and(|s| s.reason == PauseReason::Step))
             .collect(),

@@ -58,15 +58,12 @@ pub fn policy(
         // Stepping off the end of a callee: one debugger stops back on the
         // call line (mid-statement), another goes on to the next line.
         (Some(ExecAction::StepIn | ExecAction::StepOver), DivergenceKind::PauseLocation) => {
-            let caller = before.call_stack.get(1)?;
-            let call_line = caller.location.as_ref()?.line;
+            // Both policies below leave a callee: `before` has a caller
+            // with a known call line.
+            before.call_stack.get(1)?.location.as_ref()?;
             // One debugger stopped on the call line in the caller; the other
             // went on (to the next line, or into the statement's next call).
-            let mid_line = states.iter().any(|s| {
-                s.call_stack.len() + 1 == before.call_stack.len()
-                    && s.call_stack.first().map(|f| &f.function) == Some(&caller.function)
-                    && s.location.line == call_line
-            });
+            let mid_line = states.iter().any(|s| back_on_call_line(before, s));
             if states.len() == outputs.len() && mid_line {
                 return Some("return_lands_mid_line".into());
             }
@@ -93,6 +90,21 @@ pub fn policy(
         }
         _ => None,
     }
+}
+
+/// Whether `state`, after a step from `before`, is paused back in
+/// `before`'s caller (one frame less) on the caller's call line, mid-statement:
+/// the debugger that stopped short under `return_lands_mid_line`. False when
+/// `before` has no caller or the caller's line is unknown.
+pub fn back_on_call_line(before: &ProgramState, state: &ProgramState) -> bool {
+    let Some(caller) = before.call_stack.get(1) else {
+        return false;
+    };
+    caller.location.as_ref().is_some_and(|call| {
+        state.call_stack.len() + 1 == before.call_stack.len()
+            && state.call_stack.first().map(|f| &f.function) == Some(&caller.function)
+            && state.location.line == call.line
+    })
 }
 
 /// Whether `state` is paused in `main` itself (its top frame, or no frame

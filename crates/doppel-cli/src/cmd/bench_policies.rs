@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 /// What one behaviour's round measured.
 struct Round {
     runs: usize,
-    ended_on_policy: usize,
     /// Runs that ended on a policy, per policy name.
     ending_policies: std::collections::BTreeMap<String, usize>,
     /// Runs per verdict: program finished, action limit, policy, finding,
@@ -63,7 +62,6 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
     let items: Vec<(&Arc<Prepared>, u64)> = subjects.iter().flat_map(|p| (0..seeds).map(move |s| (p, s))).collect();
     let mut r = Round {
         runs: 0,
-        ended_on_policy: 0,
         ending_policies: Default::default(),
         verdicts: Default::default(),
         policy_notes: 0,
@@ -100,7 +98,6 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
         *r.verdicts.entry(verdict).or_default() += 1;
         if let Verdict::Divergence(f) = &rec.verdict {
             if let Some(p) = f.class.part("policy") {
-                r.ended_on_policy += 1;
                 *r.ending_policies.entry(p.to_string()).or_default() += 1;
             } else {
                 r.classes.insert(f.class.to_string());
@@ -155,7 +152,7 @@ pub async fn run(
             "{name:<24} runs {:4}  ended on a policy {:4}  policy notes {:4}  execution actions {:5}  \
              non-policy classes {:3}  CPU {:7.1} s  wall {:7.1} s  classes per CPU hour {:7.1}",
             r.runs,
-            r.ended_on_policy,
+            r.ending_policies.values().sum::<usize>(),
             r.policy_notes,
             r.execution_actions,
             r.classes.len(),

@@ -31,18 +31,14 @@ pub(super) fn build(run: &RunRecord) -> Result<Reproducer, String> {
     let absorbed = absorbed_restops(trace);
     let gdb_trace = run.traces.iter().find(|t| t.debugger.name == "gdb").unwrap_or(trace);
     let outermost = outermost_before(gdb_trace);
-    let gdb_realigned = run
-        .traces
-        .iter()
-        .find(|t| t.debugger.name == "gdb")
-        .map(realignments)
-        .unwrap_or_default();
-    let lldb_realigned = run
-        .traces
-        .iter()
-        .find(|t| t.debugger.name == "lldb")
-        .map(realignments)
-        .unwrap_or_default();
+    let realigned_in = |name: &str| {
+        run.traces
+            .iter()
+            .find(|t| t.debugger.name == name)
+            .map(realignments)
+            .unwrap_or_default()
+    };
+    let (gdb_realigned, lldb_realigned) = (realigned_in("gdb"), realigned_in("lldb"));
     let build = build_command(&run.subject.build, name);
 
     let mut gdb = String::from(
