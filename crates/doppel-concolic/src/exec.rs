@@ -12,9 +12,10 @@ use crate::{BranchFilter, BranchKind, BranchRecord, BudgetKind, ConstraintOrigin
 
 const PAGE: u64 = 65536;
 
-struct Frame {
-    func: u32,
-    pc: u32,
+pub(crate) struct Frame {
+    pub func: u32,
+    /// The caller's next instruction (the call is at `pc - 1`).
+    pub pc: u32,
     base: u32,
 }
 
@@ -22,7 +23,12 @@ pub(crate) struct Machine<'m> {
     pub module: &'m Module,
     pub stack: Vec<u64>,
     pub sh: Vec<u32>,
-    frames: Vec<Frame>,
+    pub frames: Vec<Frame>,
+    /// `(function, pc)` of the latest call to an import, in the calling
+    /// function (the frame a host function runs in).
+    pub caller: (u32, u32),
+    /// Attributed writes to stdout ([`crate::Observe::writes`]).
+    pub writes: Vec<crate::OutputWrite>,
     pub mem: Vec<u8>,
     mem_max: u64,
     globals: Vec<u64>,
@@ -87,6 +93,8 @@ impl<'m> Machine<'m> {
             stack: Vec::with_capacity(1 << 16),
             sh: Vec::new(),
             frames: Vec::with_capacity(256),
+            caller: (u32::MAX, 0),
+            writes: Vec::new(),
             mem: Vec::new(),
             mem_max: 0,
             globals: module.globals.clone(),
@@ -166,6 +174,7 @@ impl<'m> Machine<'m> {
             dropped_constraints: self.sym.dropped,
             arena: self.sym.arena,
             lines,
+            writes: self.writes,
         }
     }
 
@@ -434,6 +443,7 @@ impl<'m> Machine<'m> {
                     };
                     if callee < nimp {
                         self.fuel = fuel;
+                        self.caller = (fi as u32, pc as u32);
                         self.host::<SYM>(callee as usize)?;
                         continue;
                     }

@@ -254,6 +254,28 @@ pub struct Observe {
     /// against the recently used slots of the same size.
     #[serde(default)]
     pub narrow: bool,
+    /// Attribute every write to standard output to the innermost call site
+    /// in an observed file that made it ([`Run::writes`]): the statement
+    /// (a `printf`, `puts`, `putchar` of the user's) whose call led to the
+    /// `fd_write`. Independent of `returns` and `assignments`. Exact only
+    /// when the program's stdout is unbuffered (doppel-lang's wasm builds
+    /// make it so); with a buffer, a write is attributed to the statement
+    /// that filled or flushed it.
+    #[serde(default)]
+    pub writes: bool,
+}
+
+/// One write to standard output (fd 1), attributed to the statement that
+/// made it ([`Observe::writes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputWrite {
+    /// Byte offset in [`Run::stdout`] where the write's bytes start.
+    pub at: u32,
+    /// Code-section-relative offset of the innermost call instruction on
+    /// the call stack that lies in an observed file (see
+    /// [`Module::source_loc`]); `None` when no frame is in one (a flush at
+    /// exit, after `main` returned).
+    pub site: Option<u32>,
 }
 
 /// One execution of a conditional branch.
@@ -404,4 +426,22 @@ pub struct Run {
     /// Executed source lines `(file, line)`, sorted, when
     /// [`RunConfig::coverage`] was set; empty otherwise.
     pub lines: Vec<(String, u32)>,
+    /// Writes to standard output in order, with the statement that made
+    /// each, when [`Observe::writes`] was set (and files named); empty
+    /// otherwise. Consecutive writes from one site are one entry; writes
+    /// dropped by the output cap are not listed.
+    pub writes: Vec<OutputWrite>,
+}
+
+impl Run {
+    /// The write that produced byte `k` of [`Run::stdout`]: the last one
+    /// starting at or before it (`None` when `k` is past the output or no
+    /// write was recorded).
+    pub fn writer_of(&self, k: usize) -> Option<&OutputWrite> {
+        if k >= self.stdout.len() {
+            return None;
+        }
+        let i = self.writes.partition_point(|w| (w.at as usize) <= k);
+        i.checked_sub(1).map(|i| &self.writes[i])
+    }
 }

@@ -26,6 +26,10 @@
 //!
 //! Concrete and symbolic runs record the same sequence: which slots are
 //! compared depends only on the addresses stored to, never on shadows.
+//!
+//! With [`crate::Observe::writes`], the observation points also name the
+//! statement behind each write to stdout: the innermost call on the stack
+//! that sits at one ([`crate::Run::writes`]).
 
 use crate::decode::{Func, Module};
 use crate::exec::{Machine, load};
@@ -45,13 +49,15 @@ pub(crate) struct Observer {
     peers: usize,
     /// 1- and 2-byte slots too.
     narrow: bool,
+    /// Writes to stdout are attributed to their statement.
+    pub writes: bool,
     /// Recently assigned slots `(address, bytes)`, newest first.
     recent: Vec<(u32, u8)>,
 }
 
 impl Observer {
     pub fn new(module: &Module, cfg: &Observe) -> Observer {
-        let on = (cfg.returns || cfg.assignments) && !cfg.files.is_empty();
+        let on = (cfg.returns || cfg.assignments || cfg.writes) && !cfg.files.is_empty();
         let points = if on {
             module
                 .source
@@ -68,6 +74,7 @@ impl Observer {
             assignments: on && cfg.assignments && cfg.peers > 0,
             peers: cfg.peers as usize,
             narrow: cfg.narrow,
+            writes: on && cfg.writes,
             recent: Vec::new(),
         }
     }
@@ -212,5 +219,21 @@ impl Machine<'_> {
             constraint,
             path_index,
         });
+    }
+}
+
+impl Machine<'_> {
+    /// The statement a host call made now belongs to: the code offset of
+    /// the innermost call instruction on the stack (the import's caller
+    /// first, then the frames outward) at an observation point.
+    pub(crate) fn write_site(&self) -> Option<u32> {
+        let module = self.module;
+        std::iter::once(self.caller)
+            .chain(self.frames.iter().rev().map(|f| (f.func, f.pc)))
+            .find_map(|(fi, pc)| {
+                let func = module.funcs.get(fi as usize)?;
+                let i = (pc as usize).checked_sub(1)?;
+                self.obs.at(func, i).then(|| func.offsets[i])
+            })
     }
 }

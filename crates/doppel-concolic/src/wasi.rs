@@ -455,7 +455,14 @@ impl Machine<'_> {
                     if bytes.len() > room {
                         self.wasi.truncated = true;
                     }
+                    let at = out.len() as u32;
                     out.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                    if fd == 1 && self.obs.writes && room > 0 && !bytes.is_empty() {
+                        let site = self.write_site();
+                        if self.writes.last().is_none_or(|w| w.site != site) {
+                            self.writes.push(crate::OutputWrite { at, site });
+                        }
+                    }
                 }
                 0 | 3 => return EBADF,
                 _ => {

@@ -35,6 +35,7 @@ fn observed(module: &Module, stdin: &[u8], symbolic: Symbolic, on: bool) -> Run 
             assignments: true,
             peers: 4,
             narrow: false,
+            writes: false,
         },
         ..Default::default()
     };
@@ -165,6 +166,7 @@ fn narrow_run(module: &Module, stdin: &[u8], symbolic: Symbolic, narrow: bool) -
             assignments: true,
             peers: 4,
             narrow,
+            writes: false,
         },
         ..Default::default()
     };

@@ -241,10 +241,45 @@ pub fn outputs_match(expected: &[u8], actual: &[u8]) -> bool {
 }
 
 fn normalized_lines(text: &[u8]) -> Vec<&[u8]> {
-    text.split(|&b| b == b'\n')
-        .map(|l| l.trim_ascii())
-        .filter(|l| !l.is_empty())
-        .collect()
+    normalized_spans(text).into_iter().map(|(_, l)| l).collect()
+}
+
+/// The normalized lines of `text` with the byte offset each starts at.
+fn normalized_spans(text: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for l in text.split(|&b| b == b'\n') {
+        let t = l.trim_ascii();
+        if !t.is_empty() {
+            out.push((start + (l.len() - l.trim_ascii_start().len()), t));
+        }
+        start += l.len() + 1;
+    }
+    out
+}
+
+/// Where two outputs first differ under [`outputs_match`]'s comparison:
+/// for each output, the byte offset of its first character that the
+/// comparison finds different, `None` for an output that ran out of lines
+/// there (the other one has more). Inside a differing line that is a
+/// prefix of the other, the shorter one's offset is its last character
+/// (what was written last before the difference). `None` overall when the
+/// outputs match.
+pub fn first_difference(expected: &[u8], actual: &[u8]) -> Option<(Option<usize>, Option<usize>)> {
+    let (a, b) = (normalized_spans(expected), normalized_spans(actual));
+    for i in 0..a.len().max(b.len()) {
+        match (a.get(i), b.get(i)) {
+            (Some((_, x)), Some((_, y))) if x == y => continue,
+            (Some(&(sa, x)), Some(&(sb, y))) => {
+                let j = x.iter().zip(y.iter()).take_while(|(u, v)| u == v).count();
+                return Some((Some(sa + j.min(x.len() - 1)), Some(sb + j.min(y.len() - 1))));
+            }
+            (Some(&(sa, _)), None) => return Some((Some(sa), None)),
+            (None, Some(&(sb, _))) => return Some((None, Some(sb))),
+            (None, None) => break,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -260,6 +295,22 @@ mod tests {
         assert!(!outputs_match(b"YES\n", b"YES\nNO\n"));
         assert!(is_truncated(b"5\n1 2 3..."));
         assert!(!is_truncated(b"5\n...\n"));
+    }
+
+    #[test]
+    fn first_difference_points_at_the_first_differing_character() {
+        assert_eq!(first_difference(b"1 5\n", b"1  5\n"), Some((Some(2), Some(2))));
+        assert_eq!(first_difference(b"  1 5  \n\nYES\n", b"1 5\r\nYES \n"), None);
+        // After blank and indented lines: offsets in each output's own bytes.
+        assert_eq!(first_difference(b"\n  No\n", b"NO\n"), Some((Some(4), Some(1))));
+        // A line that is a prefix of the other: its last character.
+        assert_eq!(
+            first_difference(b"GOTO Vasilisa.", b"GOTO Vasilisa"),
+            Some((Some(13), Some(12)))
+        );
+        // One output has more lines.
+        assert_eq!(first_difference(b"YES\nNA\n", b"YES\n"), Some((Some(4), None)));
+        assert_eq!(first_difference(b"", b"0\n"), Some((None, Some(0))));
     }
 
     #[test]

@@ -23,8 +23,10 @@
 //!
 //! (an 8 MiB stack placed before the data: lld's default 64 KiB stack after
 //! the data lets an overflow corrupt globals silently). `gets_shim.o`
-//! defines `gets` on `fgets` (wasi-libc has no `gets`) and is compiled once
-//! per cache. If the force-included headers clash with the program (a
+//! defines `gets` on `fgets` (wasi-libc has no `gets`) and a constructor
+//! that makes stdout unbuffered (so each write to fd 1 happens inside the
+//! statement that printed it, which `doppel_concolic::Observe::writes`
+//! attributes; the output is the same), and is compiled once per cache. If the force-included headers clash with the program (a
 //! file-scope `y0` or `index`), the build is retried without them. The
 //! native build is `gcc -O0 -g -w -I <shim> -include ... prog.c -lm`.
 //!
@@ -72,6 +74,12 @@ char *gets(char *s) {
   size_t n = strlen(s);
   if (n && s[n - 1] == '\\n') s[n - 1] = 0;
   return s;
+}
+/* Standard output unbuffered before main: every write reaches fd_write
+   from the statement that made it (doppel-localize attributes output to
+   source lines). The bytes written are the same. */
+__attribute__((constructor)) static void doppel_unbuffered_stdout(void) {
+  setvbuf(stdout, 0, _IONBF, 0);
 }
 ";
 
