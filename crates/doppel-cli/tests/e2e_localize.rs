@@ -139,10 +139,11 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
     let err = String::from_utf8_lossy(&out.stderr);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{err}\n{text}");
-    assert!(err.contains("this invocation: 4 cases run"), "{err}");
-    // Every case of the three classes (two DCCR pairs: a wrong constant in
-    // a condition, and one in an assignment that only predicate
-    // instrumentation finds) is localized with the faulty line in the report.
+    assert!(err.contains("this invocation: 5 cases run"), "{err}");
+    // Every case of the three classes (three DCCR pairs: a wrong constant in
+    // a condition, one in an assignment that only predicate instrumentation
+    // finds, and a printed one that only the output deviation point finds)
+    // has the faulty line in the report.
     for class in ["ORRN", "OILN", "DCCR"] {
         // The classes table's rows (the measures tables below it are
         // Markdown rows starting with "| " and name the class too).
@@ -152,7 +153,7 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
             .collect();
         assert!(!rows.is_empty(), "{text}");
         for row in rows {
-            assert!(row.contains("localized"), "{row}");
+            assert!(row.contains("localized") || row.contains("output_deviation"), "{row}");
             assert!(row.contains("top1") || row.contains("in_report"), "{row}");
         }
     }
@@ -166,7 +167,12 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success());
-    assert!(err.contains("0 cases run, 4 skipped"), "{err}");
+    assert!(err.contains("0 cases run, 5 skipped"), "{err}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("output_deviation") && l.contains("DCCR") && l.contains("top1")),
+        "{text}"
+    );
     let report = dir.path().join("report");
     let out = doppel(&db).args(["report", "--out"]).arg(&report).output().unwrap();
     assert!(out.status.success());

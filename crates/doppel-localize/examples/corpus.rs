@@ -86,7 +86,10 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// (`DarwinConfig::slicing`); `DOPPEL_DARWIN_NEAR=0` frees the whole slice
 /// at once (`DarwinConfig::near_t_first`); `DOPPEL_DARWIN_LATE=0` ranks
 /// predicates earlier first (`DarwinConfig::late_predicates`, also for
-/// `DOPPEL_LOCALIZE_RERANK`).
+/// `DOPPEL_LOCALIZE_RERANK`); `DOPPEL_DARWIN_OUTPUT=0` reports nothing
+/// when no deviation is found (`DarwinConfig::output_deviation`);
+/// `DOPPEL_DARWIN_STRICT=1` (or `0`) sets
+/// `DarwinConfig::strict_predicates`.
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -107,6 +110,14 @@ fn case_config() -> CaseConfig {
         }
         if std::env::var("DOPPEL_DARWIN_LATE").as_deref() == Ok("0") {
             d.late_predicates = false;
+        }
+        if std::env::var("DOPPEL_DARWIN_OUTPUT").as_deref() == Ok("0") {
+            d.output_deviation = false;
+        }
+        match std::env::var("DOPPEL_DARWIN_STRICT").as_deref() {
+            Ok("1") => d.strict_predicates = true,
+            Ok("0") => d.strict_predicates = false,
+            _ => {}
         }
         eprintln!("darwin config: {d:?}");
     }

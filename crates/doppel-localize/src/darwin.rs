@@ -24,7 +24,12 @@
 //! doppel-concolic's observation points on the user's source, so the sign
 //! and zero of call results and `x == y` at assignments are virtual
 //! branches in f and f'; a wrong constant or a wrong assigned variable then
-//! parts the path conditions at the assignment.
+//! parts the path conditions at the assignment. With
+//! [`DarwinConfig::strict_predicates`], P's virtual branches belong to f as
+//! the paper has it: a predicate deviation must keep P's predicates.
+//!
+//! When no deviation is validated, [`DarwinConfig::output_deviation`]
+//! reports where the outputs on t part instead ([`crate::output`]).
 
 use crate::dual::{Dual, Model};
 use crate::report::Report;
@@ -105,6 +110,23 @@ pub struct DarwinConfig {
     /// return value's store) can rank above a wrong constant's assignment
     /// before them, as on the bundled DCCR pair.
     pub late_predicates: bool,
+    /// When no deviation is validated (none exists, or the budget ran out
+    /// first), report the statements of P' and P that printed the first
+    /// character where their outputs on t differ ([`crate::output`]):
+    /// faults in what a statement prints, or in how libc parses the input,
+    /// leave no branch to deviate at. `false`: such cases end
+    /// `no deviation found` or `budget spent` with an empty report.
+    pub output_deviation: bool,
+    /// A deviation at a virtual branch (a predicate) counts only if P's own
+    /// predicates keep their directions too: f includes P's predicate
+    /// constraints in the predicate walk, and validation asks P's whole
+    /// user path on t' (own and virtual branches) to be t's, as the
+    /// paper's f over the instrumented P. A predicate that P and P' share
+    /// unchanged then flips in both and is no deviation (without this, any
+    /// input that flips such a predicate in P' validates, the predicate
+    /// noise of docs/results/localize.md). `false`: P keeps its own
+    /// branches only.
+    pub strict_predicates: bool,
 }
 
 impl Default for DarwinConfig {
@@ -128,6 +150,8 @@ impl Default for DarwinConfig {
             slicing: true,
             near_t_first: true,
             late_predicates: true,
+            output_deviation: true,
+            strict_predicates: true,
         }
     }
 }
@@ -187,6 +211,27 @@ pub struct RootCause {
     /// closer to where the runs part).
     #[serde(default)]
     pub position: (u32, u32),
+    /// Whether the line is an output deviation point ([`crate::output`]):
+    /// the statement that printed the first character where P and P'
+    /// differ on t (then `position` is that character's offset and the
+    /// output's length, and the witness is t itself).
+    #[serde(default)]
+    pub output: bool,
+}
+
+impl RootCause {
+    /// What kind of line it is: `branch` (a condition of the program),
+    /// `predicate` (a virtual branch of the instrumentation) or `output`
+    /// (an output deviation point, [`crate::output`]).
+    pub fn kind(&self) -> &'static str {
+        if self.output {
+            "output"
+        } else if self.predicate {
+            "predicate"
+        } else {
+            "branch"
+        }
+    }
 }
 
 /// How a Darwin analysis ended (issue 16's named outcomes).
@@ -197,6 +242,14 @@ pub enum DarwinOutcome {
     Localized,
     /// Every deviation was unsatisfiable or failed validation.
     NoDeviationFound,
+    /// No deviation was validated (`after` says why: none found, or the
+    /// budget ran out first); the report holds the statements that printed
+    /// the first character where P and P' differ on t
+    /// ([`DarwinConfig::output_deviation`]).
+    OutputDeviation {
+        /// Why no deviation: `no deviation found` or the budget's reason.
+        after: String,
+    },
     /// A budget ran out (the wall clock, or the interpreter's), before any
     /// line was found.
     BudgetSpent {
@@ -307,15 +360,16 @@ fn config(input: &[u8], args: &[String], symbolic: bool, source: &str, cfg: &Dar
         coverage: false,
         output_cap: 1 << 20,
         observe: Observe {
-            files: if cfg.predicates {
+            files: if cfg.predicates || cfg.output_deviation {
                 vec![source.to_string()]
             } else {
                 Vec::new()
             },
-            returns: true,
-            assignments: true,
+            returns: cfg.predicates,
+            assignments: cfg.predicates,
             peers: cfg.peers,
             narrow: cfg.narrow_stores,
+            writes: cfg.output_deviation,
         },
     }
 }
@@ -431,9 +485,9 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
         (real_path(whole_q), user_path(whole_q)),
     );
     'walks: for &targets in walks {
-        for (base, dev, base_prog, dev_prog, base_user, dev_user) in [
-            (&rp, &rq, p, q, &paths_p.0, &paths_q.1),
-            (&rq, &rp, q, p, &paths_q.0, &paths_p.1),
+        for (base, dev, base_prog, dev_prog, base_user, base_all, dev_user) in [
+            (&rp, &rq, p, q, &paths_p.0, &paths_p.1, &paths_q.1),
+            (&rq, &rp, q, p, &paths_q.0, &paths_q.1, &paths_p.1),
         ] {
             let res = deviate(
                 Walk {
@@ -444,6 +498,7 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
                     targets,
                     args,
                     base_user,
+                    base_all,
                     dev_user,
                 },
                 t,
@@ -489,6 +544,19 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     } else {
         DarwinOutcome::NoDeviationFound
     };
+    if causes.is_empty() && cfg.output_deviation {
+        let after = match &outcome {
+            DarwinOutcome::NoDeviationFound => Some("no deviation found".to_string()),
+            DarwinOutcome::BudgetSpent { reason } => Some(format!("budget spent: {reason}")),
+            _ => None,
+        };
+        if let Some(after) = after {
+            let found = crate::output::output_causes(p, q, whole_p, whole_q, t);
+            if !found.is_empty() {
+                return done(DarwinOutcome::OutputDeviation { after }, found, stats);
+            }
+        }
+    }
     done(outcome, causes, stats)
 }
 
@@ -505,6 +573,10 @@ struct Walk<'r, 'p> {
     /// `base`'s own branches on t (complete: from a concrete run when the
     /// symbolic one was cut), which an alternate input must keep.
     base_user: &'r [(u32, u32)],
+    /// `base`'s user branches on t, virtual ones included (complete
+    /// likewise), which an alternate input must keep at a predicate
+    /// deviation with [`DarwinConfig::strict_predicates`].
+    base_all: &'r [(u32, u32)],
     /// `dev`'s user branches on t, which an alternate input must leave.
     dev_user: &'r [(u32, u32)],
 }
@@ -529,6 +601,7 @@ fn deviate(
         targets,
         args,
         base_user,
+        base_all,
         dev_user,
     } = walk;
     // Path indices of `dev`'s user branches (those with a constraint) that
@@ -553,7 +626,7 @@ fn deviate(
             vars,
             t,
             &base.arena,
-            &f_constraints(base),
+            &f_constraints(base, cfg.strict_predicates && targets == Targets::Predicates),
         )?))
     } else {
         Queries::Whole(Box::new(sessions(base, dev, &arena, 0, vars)?))
@@ -598,7 +671,12 @@ fn deviate(
                     }
                     .with_values(model)
                     .stdin;
-                    let w = validate(base_prog, dev_prog, &t2, args, base_user, dev_user, cfg);
+                    let keep = if cfg.strict_predicates && matches!(kind, BranchKind::Predicate(_)) {
+                        Keep::All(base_all)
+                    } else {
+                        Keep::Own(base_user)
+                    };
+                    let w = validate(base_prog, dev_prog, &t2, args, keep, dev_user, cfg);
                     validating.set(validating.get() + began.elapsed());
                     w
                 };
@@ -643,6 +721,7 @@ fn deviate(
                             witness: w,
                             predicate: matches!(kind, BranchKind::Predicate(_)),
                             position: (j, dev.path.len() as u32),
+                            output: false,
                         },
                     );
                 }
@@ -674,14 +753,26 @@ enum Queries {
 /// user branch. What libc does after it (printf's digit loops: divisions
 /// of symbolic values) cannot change the user path but makes queries slow
 /// and constrains the output's digits (darwin-measured.md trap 15).
-fn f_constraints(base: &Run) -> Vec<ExprId> {
+fn f_constraints(base: &Run, predicates: bool) -> Vec<ExprId> {
     let f_end = base
         .branches
         .iter()
         .filter_map(|b| b.path_index)
         .max()
         .map_or(0, |i| i as usize + 1);
-    base.path[..f_end].iter().filter(|c| kept(c)).map(|c| c.expr).collect()
+    let predicate = |c: &doppel_concolic::PathConstraint| {
+        matches!(
+            c.origin,
+            doppel_concolic::ConstraintOrigin::Branch {
+                kind: BranchKind::Predicate(_)
+            }
+        )
+    };
+    base.path[..f_end]
+        .iter()
+        .filter(|c| kept(c) || (predicates && predicate(c)))
+        .map(|c| c.expr)
+        .collect()
 }
 
 /// Fresh solvers: `full` knows `base`'s path condition and `dev`'s first
@@ -695,7 +786,7 @@ fn sessions(
 ) -> Result<(Dual, Dual), SolverError> {
     let mut full = Dual::new(vars)?;
     let mut pre = Dual::new(vars)?;
-    for e in f_constraints(base) {
+    for e in f_constraints(base, false) {
         full.assert(0, &base.arena, e)?;
     }
     for c in dev.path[..upto].iter().filter(|c| kept(c)) {
@@ -761,14 +852,23 @@ fn kept(c: &doppel_concolic::PathConstraint) -> bool {
     matches!(c.origin, doppel_concolic::ConstraintOrigin::Branch { kind } if !matches!(kind, BranchKind::Predicate(_)))
 }
 
+/// What the base program must keep on an alternate input.
+#[derive(Clone, Copy)]
+enum Keep<'a> {
+    /// Its own branches on t.
+    Own(&'a [(u32, u32)]),
+    /// Its own and virtual branches on t.
+    All(&'a [(u32, u32)]),
+}
+
 /// Concrete runs of both programs on `t2`: the base program must follow
-/// its user path on t, the deviating one must leave its own.
+/// its path on t (`keep`), the deviating one must leave its user path.
 fn validate(
     base_prog: &Program,
     dev_prog: &Program,
     t2: &[u8],
     args: &[String],
-    base_user: &[(u32, u32)],
+    keep: Keep,
     dev_user: &[(u32, u32)],
     cfg: DarwinConfig,
 ) -> Option<Witness> {
@@ -777,15 +877,19 @@ fn validate(
     if run_problem(&b).is_some() || run_problem(&d).is_some() {
         return None;
     }
+    let kept = match keep {
+        Keep::Own(path) => real_path(&b) == path,
+        Keep::All(path) => user_path(&b) == path,
+    };
     if std::env::var_os("DOPPEL_DARWIN_DEBUG").is_some() {
         eprintln!(
             "validate {:?}: base keeps its path {}, deviating run leaves its path {}",
             String::from_utf8_lossy(t2),
-            real_path(&b) == base_user,
+            kept,
             user_path(&d) != dev_user
         );
     }
-    if real_path(&b) != base_user || user_path(&d) == dev_user {
+    if !kept || user_path(&d) == dev_user {
         return None;
     }
     let (p_out, q_out) = if base_prog.side == Side::Reference {
@@ -810,8 +914,13 @@ fn validate(
 /// value reaches later predicates too, and the first place the runs can
 /// part is nearest its cause. With `late_predicates`, predicates later
 /// first (early predicates are often the assignments that read the input,
-/// which every input change flips).
+/// which every input change flips). Output deviation points
+/// ([`RootCause::output`]) rank after all of them, P''s first.
 pub fn score(c: &RootCause, late_predicates: bool) -> f64 {
+    if c.output {
+        // Below every deviation; P''s statement before P's.
+        return if c.line.side == Side::Modified { -1.0 } else { -2.0 };
+    }
     let (j, n) = c.position;
     let early = if n == 0 { 0.0 } else { 1.0 - j as f64 / n as f64 };
     let place = if c.predicate && late_predicates {

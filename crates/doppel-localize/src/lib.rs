@@ -19,7 +19,8 @@
 //!   cases as work items of the core campaign runner (`doppel localize`).
 //!
 //! - [`darwin`]: Darwin proper, path-condition deviations on doppel-concolic
-//!   with z3; [`slice`]: the slicing of its deviation queries.
+//!   with z3; [`slice`]: the slicing of its deviation queries; [`output`]:
+//!   the output deviation point, when no deviation exists.
 
 #![deny(missing_docs)]
 
@@ -28,6 +29,7 @@ pub mod campaign;
 pub mod case;
 pub mod darwin;
 mod dual;
+pub mod output;
 pub mod record;
 pub mod report;
 pub mod repro;

@@ -92,10 +92,11 @@ pub fn write(rec: &LocalizeRecord, out: &Path) -> anyhow::Result<Reproducer> {
             put(&name, &c.witness.input)?;
             let _ = writeln!(
                 readme,
-                "{}. {} `{}` (in {}): `{name}`, P and P' {} on it",
+                "{}. {} `{}` ({}, in {}): `{name}`, P and P' {} on it",
                 i + 1,
                 e.line,
                 source_line(rec, e.line),
+                c.kind(),
                 c.function,
                 if c.witness.successful { "agree" } else { "differ" }
             );

@@ -76,6 +76,7 @@ async fn predicates_localize_a_wrong_constant_in_an_assignment() {
         &t,
         DarwinConfig {
             predicates: false,
+            output_deviation: false,
             ..DarwinConfig::default()
         },
     );
@@ -185,6 +186,7 @@ impl Built {
                 assignments: true,
                 peers: 4,
                 narrow: false,
+                writes: false,
             },
             ..Default::default()
         };
@@ -195,6 +197,41 @@ impl Built {
 /// Own branches first (both directions, then predicates) and the walk in
 /// path order try the same candidates and both rank the changed condition
 /// first.
+/// The bundled pair whose fault is a printed constant (`More even` for
+/// `MORE EVEN`, line 13): no branch or predicate deviates, so Darwin ends
+/// at the output deviation point, the printing statement of P' first; with
+/// that switch off the case ends `no deviation found` with nothing.
+#[tokio::test]
+async fn a_wrong_printed_constant_is_found_at_the_output_deviation_point() {
+    let b = Built::bundled("4-A-bug-40-41").await;
+    let r = b.analyze(DarwinConfig {
+        strict_predicates: true,
+        ..DarwinConfig::default()
+    });
+    eprintln!("{:?} {:?}", r.outcome, r.report.entries);
+    assert!(
+        matches!(&r.outcome, DarwinOutcome::OutputDeviation { after } if after == "no deviation found"),
+        "{:?}",
+        r.outcome
+    );
+    let lines: Vec<String> = r.report.entries.iter().map(|e| e.line.to_string()).collect();
+    assert_eq!(lines, ["P':13", "P:13"]);
+    assert!(
+        r.causes
+            .iter()
+            .all(|c| c.output && c.kind() == "output" && c.witness.input == b.t)
+    );
+    assert_eq!(r.causes[0].witness.modified_output, "More even\n");
+    assert_eq!(r.causes[0].witness.reference_output, "MORE EVEN\n");
+    let off = b.analyze(DarwinConfig {
+        output_deviation: false,
+        strict_predicates: true,
+        ..DarwinConfig::default()
+    });
+    assert_eq!(off.outcome, DarwinOutcome::NoDeviationFound);
+    assert!(off.causes.is_empty());
+}
+
 #[tokio::test]
 async fn own_branches_first_and_path_order_try_the_same_candidates() {
     let b = Built::bundled("1-A-bug-10-11").await;
@@ -226,6 +263,7 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
     let most = b.expressions(&b.p).max(b.expressions(&b.q));
     let mut cfg = DarwinConfig::default();
     cfg.run_budget.expressions = most * 9 / 10;
+    // The cut run's output is incomplete: no output deviation point either.
     let cut = b.analyze(cfg);
     assert!(
         matches!(&cut.outcome, DarwinOutcome::BudgetSpent { reason } if reason.contains("Expressions")),
@@ -245,6 +283,7 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
             expressions: 1,
             ..cfg.run_budget
         },
+        output_deviation: false,
         ..cfg
     });
     assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
@@ -293,7 +332,8 @@ async fn sliced_and_whole_queries_find_the_same_root_causes() {
 }
 
 /// A spent budget ends the analysis before any deviation query, whatever
-/// the query timeouts: `budget spent`, no query sent.
+/// the query timeouts: no query sent, and the output deviation point
+/// reported, saying the budget was spent.
 #[tokio::test]
 async fn a_spent_budget_sends_no_query() {
     let b = Built::bundled("1-A-bug-10-11").await;
@@ -302,6 +342,10 @@ async fn a_spent_budget_sends_no_query() {
         query_timeout: std::time::Duration::from_secs(3600),
         ..DarwinConfig::default()
     });
-    assert!(matches!(r.outcome, DarwinOutcome::BudgetSpent { .. }), "{r:#?}");
+    assert!(
+        matches!(&r.outcome, DarwinOutcome::OutputDeviation { after } if after.starts_with("budget spent")),
+        "{r:#?}"
+    );
+    assert!(r.causes.iter().all(|c| c.output));
     assert_eq!((r.stats.queries, r.stats.precheck_unsat), (0, 0), "{:#?}", r.stats);
 }
