@@ -142,7 +142,7 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
     assert!(err.contains("this invocation: 5 cases run"), "{err}");
     // Every case of the three classes (three DCCR pairs: a wrong constant in
     // a condition, one in an assignment that only predicate instrumentation
-    // finds, and a printed one that only the output deviation point finds)
+    // finds, and a printed one found where the runs' outputs part)
     // has the faulty line in the report.
     for class in ["ORRN", "OILN", "DCCR"] {
         // The classes table's rows (the measures tables below it are
@@ -153,7 +153,7 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
             .collect();
         assert!(!rows.is_empty(), "{text}");
         for row in rows {
-            assert!(row.contains("localized") || row.contains("output_deviation"), "{row}");
+            assert!(row.contains("localized") || row.contains("first_divergence"), "{row}");
             assert!(row.contains("top1") || row.contains("in_report"), "{row}");
         }
     }
@@ -170,7 +170,7 @@ fn the_bundled_corpus_runs_on_the_campaign_runner_and_resumes() {
     assert!(err.contains("0 cases run, 5 skipped"), "{err}");
     assert!(
         text.lines()
-            .any(|l| l.contains("output_deviation") && l.contains("DCCR") && l.contains("top1")),
+            .any(|l| l.contains("first_divergence") && l.contains("DCCR") && l.contains("top1")),
         "{text}"
     );
     let report = dir.path().join("report");

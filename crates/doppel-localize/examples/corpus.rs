@@ -87,7 +87,7 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// at once (`DarwinConfig::near_t_first`); `DOPPEL_DARWIN_LATE=0` ranks
 /// predicates earlier first (`DarwinConfig::late_predicates`, also for
 /// `DOPPEL_LOCALIZE_RERANK`); `DOPPEL_DARWIN_OUTPUT=0` reports nothing
-/// when no deviation is found (`DarwinConfig::output_deviation`);
+/// when no deviation is found (`DarwinConfig::first_divergence`);
 /// `DOPPEL_DARWIN_STRICT=1` (or `0`) sets
 /// `DarwinConfig::strict_predicates`.
 fn case_config() -> CaseConfig {
@@ -112,7 +112,7 @@ fn case_config() -> CaseConfig {
             d.late_predicates = false;
         }
         if std::env::var("DOPPEL_DARWIN_OUTPUT").as_deref() == Ok("0") {
-            d.output_deviation = false;
+            d.first_divergence = false;
         }
         match std::env::var("DOPPEL_DARWIN_STRICT").as_deref() {
             Ok("1") => d.strict_predicates = true,

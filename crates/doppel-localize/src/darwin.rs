@@ -28,8 +28,8 @@
 //! [`DarwinConfig::strict_predicates`], P's virtual branches belong to f as
 //! the paper has it: a predicate deviation must keep P's predicates.
 //!
-//! When no deviation is validated, [`DarwinConfig::output_deviation`]
-//! reports where the outputs on t part instead ([`crate::output`]).
+//! When no deviation is validated, [`DarwinConfig::first_divergence`]
+//! reports where the executions on t part instead ([`crate::divergence`]).
 
 use crate::dual::{Dual, Model};
 use crate::report::Report;
@@ -111,12 +111,14 @@ pub struct DarwinConfig {
     /// before them, as on the bundled DCCR pair.
     pub late_predicates: bool,
     /// When no deviation is validated (none exists, or the budget ran out
-    /// first), report the statements of P' and P that printed the first
-    /// character where their outputs on t differ ([`crate::output`]):
-    /// faults in what a statement prints, or in how libc parses the input,
-    /// leave no branch to deviate at. `false`: such cases end
-    /// `no deviation found` or `budget spent` with an empty report.
-    pub output_deviation: bool,
+    /// first), report where the executions of P and P' on t first part
+    /// ([`crate::divergence`]): the first own branch they take differently
+    /// after a common prefix, else the statements that printed the first
+    /// differing character. Faults in what a statement prints, in how libc
+    /// parses the input, or whose deviation the rest of the path pins leave
+    /// no branch to deviate at. `false`: such cases end `no deviation
+    /// found` or `budget spent` with an empty report.
+    pub first_divergence: bool,
     /// A deviation at a virtual branch (a predicate) counts only if P's own
     /// predicates keep their directions too: f includes P's predicate
     /// constraints in the predicate walk, and validation asks P's whole
@@ -150,7 +152,7 @@ impl Default for DarwinConfig {
             slicing: true,
             near_t_first: true,
             late_predicates: true,
-            output_deviation: true,
+            first_divergence: true,
             strict_predicates: true,
         }
     }
@@ -211,21 +213,36 @@ pub struct RootCause {
     /// closer to where the runs part).
     #[serde(default)]
     pub position: (u32, u32),
-    /// Whether the line is an output deviation point ([`crate::output`]):
-    /// the statement that printed the first character where P and P'
-    /// differ on t (then `position` is that character's offset and the
-    /// output's length, and the witness is t itself).
+    /// `Some` when the line is not a validated deviation but a point
+    /// where the executions of P and P' on t first part
+    /// ([`crate::divergence`]; the witness is t itself, and `position` is
+    /// the index of the branch in the compared sequences, or the differing
+    /// character's offset and the output's length).
     #[serde(default)]
-    pub output: bool,
+    pub point: Option<DivergencePoint>,
+}
+
+/// Where the executions of P and P' on t first part ([`crate::divergence`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergencePoint {
+    /// The first own branch the two runs take differently (compared by
+    /// source text and direction) after a common prefix.
+    Branch,
+    /// The statement that printed the first differing character.
+    Output,
 }
 
 impl RootCause {
     /// What kind of line it is: `branch` (a condition of the program),
-    /// `predicate` (a virtual branch of the instrumentation) or `output`
-    /// (an output deviation point, [`crate::output`]).
+    /// `predicate` (a virtual branch of the instrumentation), `branch
+    /// divergence` or `output divergence` (where the runs on t part,
+    /// [`crate::divergence`]).
     pub fn kind(&self) -> &'static str {
-        if self.output {
-            "output"
+        if self.point == Some(DivergencePoint::Branch) {
+            "branch divergence"
+        } else if self.point == Some(DivergencePoint::Output) {
+            "output divergence"
         } else if self.predicate {
             "predicate"
         } else {
@@ -243,10 +260,10 @@ pub enum DarwinOutcome {
     /// Every deviation was unsatisfiable or failed validation.
     NoDeviationFound,
     /// No deviation was validated (`after` says why: none found, or the
-    /// budget ran out first); the report holds the statements that printed
-    /// the first character where P and P' differ on t
-    /// ([`DarwinConfig::output_deviation`]).
-    OutputDeviation {
+    /// budget ran out first); the report holds where the executions of P
+    /// and P' on t first part: a branch, or the statements that printed the
+    /// first differing character ([`DarwinConfig::first_divergence`]).
+    FirstDivergence {
         /// Why no deviation: `no deviation found` or the budget's reason.
         after: String,
     },
@@ -360,7 +377,7 @@ fn config(input: &[u8], args: &[String], symbolic: bool, source: &str, cfg: &Dar
         coverage: false,
         output_cap: 1 << 20,
         observe: Observe {
-            files: if cfg.predicates || cfg.output_deviation {
+            files: if cfg.predicates || cfg.first_divergence {
                 vec![source.to_string()]
             } else {
                 Vec::new()
@@ -369,7 +386,7 @@ fn config(input: &[u8], args: &[String], symbolic: bool, source: &str, cfg: &Dar
             assignments: cfg.predicates,
             peers: cfg.peers,
             narrow: cfg.narrow_stores,
-            writes: cfg.output_deviation,
+            writes: cfg.first_divergence,
         },
     }
 }
@@ -544,16 +561,16 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     } else {
         DarwinOutcome::NoDeviationFound
     };
-    if causes.is_empty() && cfg.output_deviation {
+    if causes.is_empty() && cfg.first_divergence {
         let after = match &outcome {
             DarwinOutcome::NoDeviationFound => Some("no deviation found".to_string()),
             DarwinOutcome::BudgetSpent { reason } => Some(format!("budget spent: {reason}")),
             _ => None,
         };
         if let Some(after) = after {
-            let found = crate::output::output_causes(p, q, whole_p, whole_q, t);
+            let found = crate::divergence::first_divergence(p, q, whole_p, whole_q, t);
             if !found.is_empty() {
-                return done(DarwinOutcome::OutputDeviation { after }, found, stats);
+                return done(DarwinOutcome::FirstDivergence { after }, found, stats);
             }
         }
     }
@@ -721,7 +738,7 @@ fn deviate(
                             witness: w,
                             predicate: matches!(kind, BranchKind::Predicate(_)),
                             position: (j, dev.path.len() as u32),
-                            output: false,
+                            point: None,
                         },
                     );
                 }
@@ -914,10 +931,10 @@ fn validate(
 /// value reaches later predicates too, and the first place the runs can
 /// part is nearest its cause. With `late_predicates`, predicates later
 /// first (early predicates are often the assignments that read the input,
-/// which every input change flips). Output deviation points
-/// ([`RootCause::output`]) rank after all of them, P''s first.
+/// which every input change flips). Divergence points
+/// ([`RootCause::point`]) rank after all of them, P''s first.
 pub fn score(c: &RootCause, late_predicates: bool) -> f64 {
-    if c.output {
+    if c.point.is_some() {
         // Below every deviation; P''s statement before P's.
         return if c.line.side == Side::Modified { -1.0 } else { -2.0 };
     }

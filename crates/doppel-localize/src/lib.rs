@@ -19,8 +19,9 @@
 //!   cases as work items of the core campaign runner (`doppel localize`).
 //!
 //! - [`darwin`]: Darwin proper, path-condition deviations on doppel-concolic
-//!   with z3; [`slice`]: the slicing of its deviation queries; [`output`]:
-//!   the output deviation point, when no deviation exists.
+//!   with z3; [`slice`]: the slicing of its deviation queries;
+//!   [`divergence`]: where the runs on t first part, when no deviation
+//!   exists.
 
 #![deny(missing_docs)]
 
@@ -28,8 +29,8 @@ pub mod baselines;
 pub mod campaign;
 pub mod case;
 pub mod darwin;
+pub mod divergence;
 mod dual;
-pub mod output;
 pub mod record;
 pub mod report;
 pub mod repro;

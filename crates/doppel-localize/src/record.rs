@@ -71,11 +71,11 @@ pub struct LocalizeConfig {
     /// existed ran unsliced.
     #[serde(default)]
     pub slicing: bool,
-    /// Darwin reports the output deviation point when no deviation is
-    /// validated (`DarwinConfig::output_deviation`). Records stored before
+    /// Darwin reports the first divergence of the runs on t when no
+    /// deviation is validated (`DarwinConfig::first_divergence`). Records stored before
     /// the switch existed ran without it.
     #[serde(default)]
-    pub output_deviation: bool,
+    pub first_divergence: bool,
     /// A predicate deviation must keep P's predicates
     /// (`DarwinConfig::strict_predicates`). Records stored before the
     /// switch existed ran without it.
@@ -94,7 +94,7 @@ impl Default for LocalizeConfig {
             query_timeout_ms: d.query_timeout.as_millis() as u64,
             instructions: 0,
             slicing: d.slicing,
-            output_deviation: d.output_deviation,
+            first_divergence: d.first_divergence,
             strict_predicates: d.strict_predicates,
         }
     }
@@ -107,7 +107,7 @@ impl LocalizeConfig {
             budget: Duration::from_secs_f64(self.budget_secs.max(0.001)),
             query_timeout: Duration::from_millis(self.query_timeout_ms.max(1)),
             slicing: self.slicing,
-            output_deviation: self.output_deviation,
+            first_divergence: self.first_divergence,
             strict_predicates: self.strict_predicates,
             ..DarwinConfig::default()
         };
@@ -338,7 +338,7 @@ pub struct LocalizeRecord {
 }
 
 /// The stable name of a case's outcome (the class key's first part):
-/// `localized`, `no_deviation_found`, `output_deviation`, `budget_spent`,
+/// `localized`, `no_deviation_found`, `first_divergence`, `budget_spent`,
 /// `unsupported_instruction`, `wasm_agree`, `wasm_build_failure`,
 /// `solver_failure`, `baselines_only` (Darwin not run) for analyzed cases;
 /// `agree`, `build_failure`, `no_usable_test` otherwise.
@@ -348,7 +348,7 @@ pub fn outcome_name(r: &CaseResult) -> &'static str {
             None => "baselines_only",
             Some(DarwinOutcome::Localized) => "localized",
             Some(DarwinOutcome::NoDeviationFound) => "no_deviation_found",
-            Some(DarwinOutcome::OutputDeviation { .. }) => "output_deviation",
+            Some(DarwinOutcome::FirstDivergence { .. }) => "first_divergence",
             Some(DarwinOutcome::BudgetSpent { .. }) => "budget_spent",
             Some(DarwinOutcome::UnsupportedInstruction { .. }) => "unsupported_instruction",
             Some(DarwinOutcome::Agree) => "wasm_agree",
@@ -370,8 +370,8 @@ pub fn outcome_reason(r: &CaseResult) -> String {
             Some(DarwinOutcome::NoDeviationFound) => {
                 "every deviation was unsatisfiable or its alternate input failed validation".into()
             }
-            Some(DarwinOutcome::OutputDeviation { after }) => {
-                format!("{after}; reported: the statements that printed the first differing output on t")
+            Some(DarwinOutcome::FirstDivergence { after }) => {
+                format!("{after}; reported: where the runs of P and P' on t first part")
             }
             Some(DarwinOutcome::BudgetSpent { reason }) => format!("budget spent: {reason}"),
             Some(DarwinOutcome::UnsupportedInstruction { reason }) => format!("unsupported instruction: {reason}"),

@@ -78,7 +78,7 @@ pub fn markdown(results: &[CaseResult]) -> String {
                 None => "analyzed (baselines only)",
                 Some(DarwinOutcome::Localized) => "darwin: localized",
                 Some(DarwinOutcome::NoDeviationFound) => "darwin: no deviation found",
-                Some(DarwinOutcome::OutputDeviation { .. }) => "darwin: output deviation point",
+                Some(DarwinOutcome::FirstDivergence { .. }) => "darwin: first divergence on t",
                 Some(DarwinOutcome::BudgetSpent { .. }) => "darwin: budget spent",
                 Some(DarwinOutcome::UnsupportedInstruction { .. }) => "darwin: unsupported instruction",
                 Some(DarwinOutcome::Agree) => "darwin: P and P' agree on t under wasm",

@@ -76,7 +76,7 @@ async fn predicates_localize_a_wrong_constant_in_an_assignment() {
         &t,
         DarwinConfig {
             predicates: false,
-            output_deviation: false,
+            first_divergence: false,
             ..DarwinConfig::default()
         },
     );
@@ -199,10 +199,10 @@ impl Built {
 /// first.
 /// The bundled pair whose fault is a printed constant (`More even` for
 /// `MORE EVEN`, line 13): no branch or predicate deviates, so Darwin ends
-/// at the output deviation point, the printing statement of P' first; with
+/// at the output divergence point, the printing statement of P' first; with
 /// that switch off the case ends `no deviation found` with nothing.
 #[tokio::test]
-async fn a_wrong_printed_constant_is_found_at_the_output_deviation_point() {
+async fn a_wrong_printed_constant_is_found_at_the_first_divergence_point() {
     let b = Built::bundled("4-A-bug-40-41").await;
     let r = b.analyze(DarwinConfig {
         strict_predicates: true,
@@ -210,7 +210,7 @@ async fn a_wrong_printed_constant_is_found_at_the_output_deviation_point() {
     });
     eprintln!("{:?} {:?}", r.outcome, r.report.entries);
     assert!(
-        matches!(&r.outcome, DarwinOutcome::OutputDeviation { after } if after == "no deviation found"),
+        matches!(&r.outcome, DarwinOutcome::FirstDivergence { after } if after == "no deviation found"),
         "{:?}",
         r.outcome
     );
@@ -219,17 +219,73 @@ async fn a_wrong_printed_constant_is_found_at_the_output_deviation_point() {
     assert!(
         r.causes
             .iter()
-            .all(|c| c.output && c.kind() == "output" && c.witness.input == b.t)
+            .all(|c| c.kind() == "output divergence" && c.witness.input == b.t)
     );
     assert_eq!(r.causes[0].witness.modified_output, "More even\n");
     assert_eq!(r.causes[0].witness.reference_output, "MORE EVEN\n");
     let off = b.analyze(DarwinConfig {
-        output_deviation: false,
+        first_divergence: false,
         strict_predicates: true,
         ..DarwinConfig::default()
     });
     assert_eq!(off.outcome, DarwinOutcome::NoDeviationFound);
     assert!(off.causes.is_empty());
+}
+
+/// The branch divergence point on the bundled ORRN pair (`x >= 0` for
+/// `x > 0`, line 9; t holds a zero): the runs of P and P' on t take the
+/// same branches up to the zero and part at line 9 of both.
+#[tokio::test]
+async fn runs_on_t_part_at_the_changed_condition() {
+    use doppel_concolic::{BranchFilter, Inputs, Observe, RunConfig, run};
+    use doppel_localize::darwin::DivergencePoint;
+    use doppel_localize::divergence::first_divergence;
+    let b = Built::bundled("1-A-bug-10-11").await;
+    let on_t = |m: &(Module, String)| {
+        run(
+            &m.0,
+            &RunConfig {
+                inputs: Inputs {
+                    stdin: b.t.clone(),
+                    ..Default::default()
+                },
+                branches: BranchFilter::Files(vec![m.1.clone()]),
+                observe: Observe {
+                    files: vec![m.1.clone()],
+                    writes: true,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+    };
+    let (rp, rq) = (on_t(&b.p), on_t(&b.q));
+    fn program(m: &(Module, String), side: Side) -> Program<'_> {
+        Program {
+            module: &m.0,
+            source: m.1.clone(),
+            side,
+        }
+    }
+    let (p, q) = (program(&b.p, Side::Reference), program(&b.q, Side::Modified));
+    let found = first_divergence(&p, &q, &rp, &rq, &b.t);
+    let lines: Vec<(String, &str)> = found.iter().map(|c| (c.line.to_string(), c.kind())).collect();
+    assert_eq!(
+        lines,
+        [
+            ("P':9".to_string(), "branch divergence"),
+            ("P:9".to_string(), "branch divergence")
+        ]
+    );
+    assert!(
+        found
+            .iter()
+            .all(|c| c.point == Some(DivergencePoint::Branch) && c.witness.input == b.t)
+    );
+    let common = found[0].position.0;
+    assert!(common >= 1, "after a common prefix: {common}");
+    // A run against itself does not part: neither point.
+    assert!(first_divergence(&q, &q, &rq, &rq, &b.t).is_empty());
 }
 
 #[tokio::test]
@@ -263,7 +319,7 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
     let most = b.expressions(&b.p).max(b.expressions(&b.q));
     let mut cfg = DarwinConfig::default();
     cfg.run_budget.expressions = most * 9 / 10;
-    // The cut run's output is incomplete: no output deviation point either.
+    // The cut run's output is incomplete: no divergence point either.
     let cut = b.analyze(cfg);
     assert!(
         matches!(&cut.outcome, DarwinOutcome::BudgetSpent { reason } if reason.contains("Expressions")),
@@ -283,7 +339,7 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
             expressions: 1,
             ..cfg.run_budget
         },
-        output_deviation: false,
+        first_divergence: false,
         ..cfg
     });
     assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
@@ -332,7 +388,7 @@ async fn sliced_and_whole_queries_find_the_same_root_causes() {
 }
 
 /// A spent budget ends the analysis before any deviation query, whatever
-/// the query timeouts: no query sent, and the output deviation point
+/// the query timeouts: no query sent, and the first divergence
 /// reported, saying the budget was spent.
 #[tokio::test]
 async fn a_spent_budget_sends_no_query() {
@@ -343,9 +399,9 @@ async fn a_spent_budget_sends_no_query() {
         ..DarwinConfig::default()
     });
     assert!(
-        matches!(&r.outcome, DarwinOutcome::OutputDeviation { after } if after.starts_with("budget spent")),
+        matches!(&r.outcome, DarwinOutcome::FirstDivergence { after } if after.starts_with("budget spent")),
         "{r:#?}"
     );
-    assert!(r.causes.iter().all(|c| c.output));
+    assert!(r.causes.iter().all(|c| c.point.is_some()));
     assert_eq!((r.stats.queries, r.stats.precheck_unsat), (0, 0), "{:#?}", r.stats);
 }

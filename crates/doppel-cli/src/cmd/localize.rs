@@ -74,10 +74,11 @@ pub struct LocalizeArgs {
     #[arg(long)]
     pub no_slicing: bool,
     /// When Darwin validates no deviation, report nothing instead of the
-    /// output deviation point (the statements that printed the first
-    /// character where P and P' differ on t).
+    /// first divergence of the runs on t (the first branch they take
+    /// differently, or the statements that printed the first differing
+    /// character).
     #[arg(long)]
-    pub no_output_deviation: bool,
+    pub no_first_divergence: bool,
     /// Predicate deviations need not keep P's own predicates (the
     /// behaviour before `strict_predicates`, for comparison).
     #[arg(long)]
@@ -113,7 +114,7 @@ impl LocalizeArgs {
             darwin: !self.no_darwin,
             query_timeout_ms: self.query_timeout_ms,
             slicing: !self.no_slicing,
-            output_deviation: !self.no_output_deviation,
+            first_divergence: !self.no_first_divergence,
             strict_predicates: LocalizeConfig::default().strict_predicates && !self.loose_predicates,
             ..LocalizeConfig::default()
         }
@@ -182,7 +183,7 @@ pub async fn run(a: LocalizeArgs, db: &str) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(
-        if matches!(outcome_name(&rec.result), "localized" | "output_deviation") {
+        if matches!(outcome_name(&rec.result), "localized" | "first_divergence") {
             ExitCode::SUCCESS
         } else {
             ExitCode::from(1)
