@@ -115,7 +115,7 @@ impl LocalizeArgs {
             query_timeout_ms: self.query_timeout_ms,
             slicing: !self.no_slicing,
             first_divergence: !self.no_first_divergence,
-            strict_predicates: LocalizeConfig::default().strict_predicates && !self.loose_predicates,
+            strict_predicates: !self.loose_predicates,
             ..LocalizeConfig::default()
         }
     }
