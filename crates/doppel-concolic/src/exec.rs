@@ -46,13 +46,17 @@ pub(crate) struct Machine<'m> {
     user_loc: Vec<bool>,
     covered: Vec<bool>,
     coverage: bool,
+    /// [`RunConfig::switch`]: the index in `branches` whose direction is inverted.
+    switch: Option<u32>,
+    switched: bool,
 }
 
 /// Runs `module` under `config`. Never panics on a valid module: every way a
 /// run can end is an [`Outcome`].
 pub fn run(module: &Module, config: &RunConfig) -> Run {
     let mut m = Machine::new(module, config);
-    let outcome = if config.symbolic.any() {
+    // A switched run is not the program's execution: no path condition.
+    let outcome = if config.symbolic.any() && config.switch.is_none() {
         m.start::<true>()
     } else {
         m.start::<false>()
@@ -115,6 +119,8 @@ impl<'m> Machine<'m> {
             user_loc: if record_all_locs { vec![] } else { user_loc },
             covered: vec![false; if config.coverage { nlocs } else { 0 }],
             coverage: config.coverage,
+            switch: config.switch,
+            switched: false,
         }
     }
 
@@ -175,17 +181,29 @@ impl<'m> Machine<'m> {
             arena: self.sym.arena,
             lines,
             writes: self.writes,
+            switched: self.switched,
         }
     }
 
-    /// Records a conditional branch at `pc - 1` of `func`.
+    /// Records a conditional branch at `pc - 1` of `func`. Returns whether
+    /// the branch is the one [`RunConfig::switch`] inverts (a two-way
+    /// branch only): the caller then takes the other direction, which the
+    /// record already holds.
     #[inline(never)]
-    fn branch(&mut self, fi: usize, func: &Func, pc: usize, kind: BranchKind, taken: u32, cond: Option<crate::ExprId>) {
+    fn branch(
+        &mut self,
+        fi: usize,
+        func: &Func,
+        pc: usize,
+        kind: BranchKind,
+        taken: u32,
+        cond: Option<crate::ExprId>,
+    ) -> bool {
         let offset = func.offsets[pc - 1];
         let path_index = cond.and_then(|c| self.sym.constrain(c, offset, ConstraintOrigin::Branch { kind }));
         if self.sym.exhausted.is_some() {
             // The run ends here with a budget outcome; no record without its constraint.
-            return;
+            return false;
         }
         let constraint = cond.filter(|c| self.sym.arena.as_const(*c).is_none());
         let wanted = if constraint.is_some() {
@@ -194,22 +212,25 @@ impl<'m> Machine<'m> {
             self.record_concrete
         };
         if !wanted {
-            return;
+            return false;
         }
         if !self.user_loc.is_empty() {
             let loc = func.locs[pc - 1];
             if loc == u32::MAX || !self.user_loc[loc as usize] {
-                return;
+                return false;
             }
         }
+        let flip = self.switch == Some(self.branches.len() as u32) && kind != BranchKind::BrTable;
+        self.switched |= flip;
         self.branches.push(BranchRecord {
             offset,
             func: (fi + self.module.imports.len()) as u32,
             kind,
-            taken,
+            taken: if flip { taken ^ 1 } else { taken },
             constraint,
             path_index,
         });
+        flip
     }
 
     /// Calls function `f` (imports included) with its arguments on the stack.
@@ -338,22 +359,26 @@ impl<'m> Machine<'m> {
                 Instr::Unreachable => bail!(trap(Trap::Unreachable, off!())),
                 Instr::Br(t) => jump!(t),
                 Instr::BrIf(t) => {
-                    let c = pop!() as u32;
+                    let mut c = pop!() as u32;
                     let sc = spop!();
                     if (SYM && sc != 0) || self.record_concrete {
                         let cond = self.cond::<SYM>(sc, c != 0);
-                        self.branch(fi, func, pc, BranchKind::BrIf, (c != 0) as u32, cond);
+                        if self.branch(fi, func, pc, BranchKind::BrIf, (c != 0) as u32, cond) {
+                            c = (c == 0) as u32;
+                        }
                     }
                     if c != 0 {
                         jump!(t);
                     }
                 }
                 Instr::If { else_pc } => {
-                    let c = pop!() as u32;
+                    let mut c = pop!() as u32;
                     let sc = spop!();
                     if (SYM && sc != 0) || self.record_concrete {
                         let cond = self.cond::<SYM>(sc, c != 0);
-                        self.branch(fi, func, pc, BranchKind::If, (c != 0) as u32, cond);
+                        if self.branch(fi, func, pc, BranchKind::If, (c != 0) as u32, cond) {
+                            c = (c == 0) as u32;
+                        }
                     }
                     if c == 0 {
                         pc = else_pc as usize;
@@ -375,7 +400,7 @@ impl<'m> Machine<'m> {
                         } else {
                             None
                         };
-                        self.branch(fi, func, pc, BranchKind::BrTable, k, cond);
+                        let _ = self.branch(fi, func, pc, BranchKind::BrTable, k, cond);
                     }
                     jump!(func.tables[(first + k) as usize]);
                 }
@@ -472,7 +497,7 @@ impl<'m> Machine<'m> {
                     spop!();
                 }
                 Instr::Select => {
-                    let c = pop!() as u32;
+                    let mut c = pop!() as u32;
                     let sc = spop!();
                     let b = pop!();
                     let sb = spop!();
@@ -480,7 +505,9 @@ impl<'m> Machine<'m> {
                     let sa = spop!();
                     if (SYM && sc != 0) || self.record_concrete {
                         let cond = self.cond::<SYM>(sc, c != 0);
-                        self.branch(fi, func, pc, BranchKind::Select, (c != 0) as u32, cond);
+                        if self.branch(fi, func, pc, BranchKind::Select, (c != 0) as u32, cond) {
+                            c = (c == 0) as u32;
+                        }
                     }
                     push!(if c != 0 { a } else { b });
                     spush!(if c != 0 { sa } else { sb });

@@ -195,6 +195,18 @@ pub struct RunConfig {
     pub output_cap: usize,
     /// Observation points (virtual branches); default off.
     pub observe: Observe,
+    /// Predicate switching (Zhang, Gupta and Gupta, ICSE 2006): the index
+    /// into [`Run::branches`] of the record whose direction this run
+    /// inverts, counted as a run with the same configuration and no switch
+    /// records them (so usually an index into such a run's branches). Only
+    /// a two-way branch (`br_if`, `if`, `select`) is inverted; at a
+    /// `br_table` or a virtual branch nothing is, and [`Run::switched`]
+    /// stays false. The record holds the direction taken (the inverted
+    /// one). A switched run is not an execution of the program on its
+    /// inputs, so it runs concretely whatever [`RunConfig::symbolic`]
+    /// says (no path condition). Default: none.
+    #[serde(default)]
+    pub switch: Option<u32>,
 }
 
 /// What kind of instruction a [`BranchRecord`] comes from.
@@ -431,6 +443,9 @@ pub struct Run {
     /// otherwise. Consecutive writes from one site are one entry; writes
     /// dropped by the output cap are not listed.
     pub writes: Vec<OutputWrite>,
+    /// Whether [`RunConfig::switch`] inverted a branch (false when the run
+    /// ended before that record, or the record was not a two-way branch).
+    pub switched: bool,
 }
 
 impl Run {
