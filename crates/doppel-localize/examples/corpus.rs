@@ -89,7 +89,11 @@ async fn run_set(label: &str, pairs: &[codeflaws::RegressionPair]) {
 /// `DOPPEL_LOCALIZE_RERANK`); `DOPPEL_DARWIN_OUTPUT=0` reports nothing
 /// when no deviation is found (`DarwinConfig::first_divergence`);
 /// `DOPPEL_DARWIN_STRICT=1` (or `0`) sets
-/// `DarwinConfig::strict_predicates`.
+/// `DarwinConfig::strict_predicates`; `DOPPEL_DARWIN_SWITCH=0` searches no
+/// critical predicates (`DarwinConfig::predicate_switching`);
+/// `DOPPEL_DARWIN_ON_T=0` reports the lines found on t only when no
+/// deviation is validated (`DarwinConfig::on_t_with_deviations`, also for
+/// `DOPPEL_LOCALIZE_RERANK`).
 fn case_config() -> CaseConfig {
     let mut cfg = CaseConfig::default();
     if let Some(d) = cfg.darwin.as_mut() {
@@ -118,6 +122,12 @@ fn case_config() -> CaseConfig {
             Ok("1") => d.strict_predicates = true,
             Ok("0") => d.strict_predicates = false,
             _ => {}
+        }
+        if std::env::var("DOPPEL_DARWIN_SWITCH").as_deref() == Ok("0") {
+            d.predicate_switching = false;
+        }
+        if std::env::var("DOPPEL_DARWIN_ON_T").as_deref() == Ok("0") {
+            d.on_t_with_deviations = false;
         }
         eprintln!("darwin config: {d:?}");
     }
@@ -202,6 +212,7 @@ fn rerank(mut r: doppel_localize::case::CaseResult, lines: usize) -> doppel_loca
         &d.causes,
         lines,
         std::env::var("DOPPEL_DARWIN_LATE").as_deref() != Ok("0"),
+        std::env::var("DOPPEL_DARWIN_ON_T").as_deref() != Ok("0"),
     );
     for (report, m) in r.reports.iter_mut() {
         if report.technique == "darwin" {

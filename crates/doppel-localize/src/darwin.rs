@@ -28,8 +28,12 @@
 //! [`DarwinConfig::strict_predicates`], P's virtual branches belong to f as
 //! the paper has it: a predicate deviation must keep P's predicates.
 //!
-//! When no deviation is validated, [`DarwinConfig::first_divergence`]
-//! reports where the executions on t part instead ([`crate::divergence`]).
+//! What t itself shows completes the report: the critical predicates of
+//! P' on t ([`DarwinConfig::predicate_switching`], [`crate::switching`])
+//! and where the executions on t part ([`DarwinConfig::first_divergence`],
+//! [`crate::divergence`]), ranked after every validated deviation, and
+//! reported when there is none or (with
+//! [`DarwinConfig::on_t_with_deviations`]) beside them.
 
 use crate::dual::{Dual, Model};
 use crate::report::Report;
@@ -129,6 +133,25 @@ pub struct DarwinConfig {
     /// noise of docs/results/localize.md). `false`: P keeps its own
     /// branches only.
     pub strict_predicates: bool,
+    /// Predicate switching ([`crate::switching`]; Zhang, Gupta and Gupta,
+    /// ICSE 2006): the branch instances of P' on t whose inverted direction
+    /// makes P' print P's output (critical predicates), found by switched
+    /// concrete runs of P' alone. They need no alignment of P and P', so
+    /// they also apply to programs by different authors. Ranked after the
+    /// validated deviations and before the divergence points ([`score`]).
+    /// `false`: not searched.
+    pub predicate_switching: bool,
+    /// Limits of the predicate-switching search.
+    pub switch_limits: crate::switching::SwitchLimits,
+    /// The report holds the lines found on t (the first divergence,
+    /// critical predicates) after validated deviations too, within
+    /// `report_lines`, when none of those deviations has a successful
+    /// witness (P and P' agree on none of their t'); `false`: only when
+    /// no deviation is validated. A successful witness is the paper's
+    /// strong evidence; without one, deviations of two programs by
+    /// different authors are mostly about each program's own structure
+    /// (docs/results/localize.md), and what t shows is the better evidence.
+    pub on_t_with_deviations: bool,
 }
 
 impl Default for DarwinConfig {
@@ -154,6 +177,9 @@ impl Default for DarwinConfig {
             late_predicates: true,
             first_divergence: true,
             strict_predicates: true,
+            predicate_switching: true,
+            switch_limits: crate::switching::SwitchLimits::default(),
+            on_t_with_deviations: true,
         }
     }
 }
@@ -231,15 +257,23 @@ pub enum DivergencePoint {
     Branch,
     /// The statement that printed the first differing character.
     Output,
+    /// A branch of P' whose inverted direction on t makes P' print P's
+    /// output ([`crate::switching`]): not where the runs part, but found
+    /// on t alone likewise (`position` is the instance's index among P''s
+    /// branch records on t, and their number).
+    CriticalPredicate,
 }
 
 impl RootCause {
     /// What kind of line it is: `branch` (a condition of the program),
     /// `predicate` (a virtual branch of the instrumentation), `branch
     /// divergence` or `output divergence` (where the runs on t part,
-    /// [`crate::divergence`]).
+    /// [`crate::divergence`]), `critical predicate` (a branch of P' whose
+    /// switched direction makes it print P's output, [`crate::switching`]).
     pub fn kind(&self) -> &'static str {
-        if self.point == Some(DivergencePoint::Branch) {
+        if self.point == Some(DivergencePoint::CriticalPredicate) {
+            "critical predicate"
+        } else if self.point == Some(DivergencePoint::Branch) {
             "branch divergence"
         } else if self.point == Some(DivergencePoint::Output) {
             "output divergence"
@@ -260,9 +294,11 @@ pub enum DarwinOutcome {
     /// Every deviation was unsatisfiable or failed validation.
     NoDeviationFound,
     /// No deviation was validated (`after` says why: none found, or the
-    /// budget ran out first); the report holds where the executions of P
-    /// and P' on t first part: a branch, or the statements that printed the
-    /// first differing character ([`DarwinConfig::first_divergence`]).
+    /// budget ran out first); the report holds what t itself shows: the
+    /// critical predicates of P' ([`DarwinConfig::predicate_switching`])
+    /// and where the executions of P and P' on t first part, a branch or
+    /// the statements that printed the first differing character
+    /// ([`DarwinConfig::first_divergence`]).
     FirstDivergence {
         /// Why no deviation: `no deviation found` or the budget's reason.
         after: String,
@@ -333,6 +369,9 @@ pub struct DarwinStats {
     /// branch's own bytes free (validated).
     #[serde(default)]
     pub near_t: usize,
+    /// The predicate-switching search ([`DarwinConfig::predicate_switching`]).
+    #[serde(default)]
+    pub switching: crate::switching::SwitchStats,
 }
 
 /// The result of one analysis.
@@ -388,6 +427,7 @@ fn config(input: &[u8], args: &[String], symbolic: bool, source: &str, cfg: &Dar
             narrow: cfg.narrow_stores,
             writes: cfg.first_divergence,
         },
+        switch: None,
     }
 }
 
@@ -448,7 +488,7 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     let start = Instant::now();
     let mut stats = DarwinStats::default();
     let done = |outcome: DarwinOutcome, causes: Vec<RootCause>, stats: DarwinStats| {
-        let report = rank(&causes, cfg.report_lines, cfg.late_predicates);
+        let report = rank(&causes, cfg.report_lines, cfg.late_predicates, cfg.on_t_with_deviations);
         DarwinResult {
             outcome,
             causes,
@@ -561,19 +601,45 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     } else {
         DarwinOutcome::NoDeviationFound
     };
-    if causes.is_empty() && cfg.first_divergence {
+    let mut causes = causes;
+    // What t itself shows is searched when the report can hold it.
+    let wanted = on_t_shown(&causes, cfg.on_t_with_deviations);
+    let critical = if cfg.predicate_switching && wanted {
+        let plain_cfg = config(t, args, false, &q.source, &cfg);
+        let plain = run(q.module, &plain_cfg);
+        // A little time past the budget, as the divergence points: the
+        // search is cheap and bounded by its own limits.
+        let deadline = (start + cfg.budget).max(Instant::now()) + Duration::from_secs(1);
+        let (found, s) =
+            crate::switching::critical_predicates(q, &plain, &plain_cfg, &whole_p.stdout, cfg.switch_limits, deadline);
+        stats.switching = s;
+        found
+    } else {
+        Vec::new()
+    };
+    // What t itself shows: the critical predicates, then where the runs
+    // part; one cause per line, a line a deviation names keeps the
+    // deviation. [`rank`] decides how much of it the report holds.
+    let mut on_t = critical;
+    if cfg.first_divergence && wanted {
+        on_t.extend(crate::divergence::first_divergence(p, q, whole_p, whole_q, t));
+    }
+    let mut named: BTreeSet<Line> = causes.iter().map(|c| c.line).collect();
+    on_t.retain(|c| named.insert(c.line));
+    if causes.is_empty() {
         let after = match &outcome {
             DarwinOutcome::NoDeviationFound => Some("no deviation found".to_string()),
             DarwinOutcome::BudgetSpent { reason } => Some(format!("budget spent: {reason}")),
             _ => None,
         };
-        if let Some(after) = after {
-            let found = crate::divergence::first_divergence(p, q, whole_p, whole_q, t);
-            if !found.is_empty() {
-                return done(DarwinOutcome::FirstDivergence { after }, found, stats);
-            }
+        if let Some(after) = after
+            && !on_t.is_empty()
+        {
+            return done(DarwinOutcome::FirstDivergence { after }, on_t, stats);
         }
+        return done(outcome, causes, stats);
     }
+    causes.extend(on_t);
     done(outcome, causes, stats)
 }
 
@@ -931,12 +997,24 @@ fn validate(
 /// value reaches later predicates too, and the first place the runs can
 /// part is nearest its cause. With `late_predicates`, predicates later
 /// first (early predicates are often the assignments that read the input,
-/// which every input change flips). Divergence points
-/// ([`RootCause::point`]) rank after all of them, P''s first.
+/// which every input change flips). The lines found on t
+/// ([`RootCause::point`]) rank after all of them: the branch divergence
+/// point, the critical predicates, the output divergence point (measured
+/// on both Codeflaws sets, docs/results/localize.md: critical predicates
+/// before the branch point cost same-author pairs top-1 hits).
 pub fn score(c: &RootCause, late_predicates: bool) -> f64 {
-    if c.point.is_some() {
-        // Below every deviation; P''s statement before P's.
-        return if c.line.side == Side::Modified { -1.0 } else { -2.0 };
+    let modified = c.line.side == Side::Modified;
+    match c.point {
+        // Below every deviation: the branch divergence point (P''s branch,
+        // then P's), the critical predicates (earlier instances first),
+        // the output divergence point (P''s statement, then P's).
+        Some(DivergencePoint::Branch) => return if modified { -0.2 } else { -0.3 },
+        Some(DivergencePoint::CriticalPredicate) => {
+            let (k, n) = c.position;
+            return -0.5 - 0.4 * if n == 0 { 0.0 } else { k as f64 / n as f64 };
+        }
+        Some(DivergencePoint::Output) => return if modified { -1.0 } else { -2.0 },
+        None => {}
     }
     let (j, n) = c.position;
     let early = if n == 0 { 0.0 } else { 1.0 - j as f64 / n as f64 };
@@ -949,16 +1027,87 @@ pub fn score(c: &RootCause, late_predicates: bool) -> f64 {
 }
 
 /// Darwin's report of `causes`: ranked by [`score`], at most `max_lines`
-/// lines (0: all; every cause stays in [`DarwinResult::causes`]).
-pub fn rank(causes: &[RootCause], max_lines: usize, late_predicates: bool) -> Report {
-    let mut r = Report::ranked("darwin", causes.iter().map(|c| (c.line, score(c, late_predicates))));
+/// lines (0: all; every cause stays in [`DarwinResult::causes`]). The
+/// lines found on t (divergence points, critical predicates) are left out
+/// when a validated deviation has a successful witness, and also beside
+/// any validated deviation without `on_t_with_deviations`
+/// ([`DarwinConfig::on_t_with_deviations`]).
+pub fn rank(causes: &[RootCause], max_lines: usize, late_predicates: bool, on_t_with_deviations: bool) -> Report {
+    let show_on_t = on_t_shown(causes.iter().filter(|c| c.point.is_none()), on_t_with_deviations);
+    let shown = causes.iter().filter(|c| show_on_t || c.point.is_none());
+    let mut r = Report::ranked("darwin", shown.map(|c| (c.line, score(c, late_predicates))));
     if max_lines > 0 {
         r.entries.truncate(max_lines);
     }
     r
 }
 
+/// Whether the lines found on t belong in a report beside these validated
+/// deviations: when there is none, or (`on_t_with_deviations`) when none
+/// has a successful witness.
+fn on_t_shown<'a>(deviations: impl IntoIterator<Item = &'a RootCause>, on_t_with_deviations: bool) -> bool {
+    let mut deviations = deviations.into_iter().peekable();
+    deviations.peek().is_none() || (on_t_with_deviations && deviations.all(|d| !d.witness.successful))
+}
+
 /// The set of lines a result reports, for tests and summaries.
 pub fn reported_lines(r: &DarwinResult) -> BTreeSet<Line> {
     r.causes.iter().map(|c| c.line).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cause(line: u32, point: Option<DivergencePoint>, position: (u32, u32), successful: bool) -> RootCause {
+        RootCause {
+            line: Line {
+                side: Side::Modified,
+                line,
+            },
+            function: "main".into(),
+            offset: 0,
+            witness: Witness {
+                input: vec![],
+                reference_output: String::new(),
+                modified_output: String::new(),
+                successful,
+            },
+            predicate: false,
+            position,
+            point,
+        }
+    }
+
+    fn lines(r: &Report) -> Vec<u32> {
+        r.entries.iter().map(|e| e.line.line).collect()
+    }
+
+    #[test]
+    fn deviations_rank_before_what_t_shows_which_a_successful_witness_leaves_out() {
+        let causes = [
+            cause(30, Some(DivergencePoint::Output), (4, 9), false),
+            cause(20, Some(DivergencePoint::CriticalPredicate), (7, 10), false),
+            cause(12, Some(DivergencePoint::CriticalPredicate), (2, 10), false),
+            cause(5, None, (3, 40), false),
+        ];
+        assert_eq!(lines(&rank(&causes, 0, true, true)), [5, 12, 20, 30]);
+        // Without them beside deviations, only the deviation is reported.
+        assert_eq!(lines(&rank(&causes, 0, true, false)), [5]);
+        // Without a deviation, what t shows is the report either way.
+        assert_eq!(lines(&rank(&causes[..3], 0, true, false)), [12, 20, 30]);
+        assert_eq!(lines(&rank(&causes, 2, true, true)), [5, 12]);
+        // A deviation with a successful witness is reported alone.
+        let mut strong = causes.to_vec();
+        strong[3].witness.successful = true;
+        assert_eq!(lines(&rank(&strong, 0, true, true)), [5]);
+        // The branch divergence point ranks before the critical predicates.
+        let mut t_only = causes[..3].to_vec();
+        t_only.push(cause(40, Some(DivergencePoint::Branch), (3, 0), false));
+        assert_eq!(lines(&rank(&t_only, 0, true, true)), [40, 12, 20, 30]);
+        assert_eq!(
+            cause(1, Some(DivergencePoint::CriticalPredicate), (0, 1), false).kind(),
+            "critical predicate"
+        );
+    }
 }

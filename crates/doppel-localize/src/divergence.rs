@@ -24,7 +24,8 @@
 //! point*: the statements of P' and of P that printed the first differing
 //! character under Codeflaws' comparison
 //! ([`doppel_lang::c::codeflaws::first_difference`]). P''s line first; t
-//! is the witness. They rank after every deviation ([`crate::darwin::score`]).
+//! is the witness. They rank after every deviation and after the critical
+//! predicates of [`crate::switching`] ([`crate::darwin::score`]).
 //!
 //! Writes are attributed by doppel-concolic (`Observe::writes`): the
 //! innermost call on the stack in the user's source when `fd_write` runs,

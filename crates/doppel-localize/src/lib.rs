@@ -21,7 +21,8 @@
 //! - [`darwin`]: Darwin proper, path-condition deviations on doppel-concolic
 //!   with z3; [`slice`]: the slicing of its deviation queries;
 //!   [`divergence`]: where the runs on t first part, when no deviation
-//!   exists.
+//!   exists; [`switching`]: the critical predicates of P' on t
+//!   (predicate switching).
 
 #![deny(missing_docs)]
 
@@ -37,6 +38,7 @@ pub mod repro;
 pub mod slice;
 mod sliced;
 pub mod summary;
+pub mod switching;
 pub mod technique;
 pub mod truth;
 pub mod view;

@@ -81,6 +81,16 @@ pub struct LocalizeConfig {
     /// switch existed ran without it.
     #[serde(default)]
     pub strict_predicates: bool,
+    /// Darwin searches the critical predicates of P' on t
+    /// (`DarwinConfig::predicate_switching`). Records stored before the
+    /// switch existed ran without it.
+    #[serde(default)]
+    pub predicate_switching: bool,
+    /// Darwin's report holds the lines found on t after validated
+    /// deviations too (`DarwinConfig::on_t_with_deviations`). Records
+    /// stored before the switch existed ran without it.
+    #[serde(default)]
+    pub on_t_with_deviations: bool,
 }
 
 impl Default for LocalizeConfig {
@@ -96,6 +106,8 @@ impl Default for LocalizeConfig {
             slicing: d.slicing,
             first_divergence: d.first_divergence,
             strict_predicates: d.strict_predicates,
+            predicate_switching: d.predicate_switching,
+            on_t_with_deviations: d.on_t_with_deviations,
         }
     }
 }
@@ -109,6 +121,8 @@ impl LocalizeConfig {
             slicing: self.slicing,
             first_divergence: self.first_divergence,
             strict_predicates: self.strict_predicates,
+            predicate_switching: self.predicate_switching,
+            on_t_with_deviations: self.on_t_with_deviations,
             ..DarwinConfig::default()
         };
         if self.instructions > 0 {

@@ -134,17 +134,21 @@ fn causes_table(rec: &LocalizeRecord) -> EvidenceTable {
         }
     }
     EvidenceTable {
-        caption: Some("Darwin's root causes (highlighted: a faulty line of the ground truth)".into()),
+        caption: Some(
+            "Darwin's root causes (highlighted: a faulty line of the ground truth; the witness is an \
+             alternate input t' for a deviation, t itself for a critical predicate or a divergence point)"
+                .into(),
+        ),
         header: [
             "rank",
             "line",
             "source",
             "kind",
             "function",
-            "witness input t'",
-            "P on t'",
-            "P' on t'",
-            "P, P' on t'",
+            "witness input",
+            "P on it",
+            "P' on it",
+            "P, P' on it",
         ]
         .map(String::from)
         .to_vec(),

@@ -93,7 +93,7 @@ async fn predicates_localize_a_wrong_constant_in_an_assignment() {
     // Earlier predicates first ranks the assignment first; the default,
     // later first, puts the output statement's predicates above it (the
     // measured trade-off of `DarwinConfig::late_predicates`).
-    let early = doppel_localize::darwin::rank(&r.causes, 5, false);
+    let early = doppel_localize::darwin::rank(&r.causes, 5, false, false);
     assert_eq!(early.entries[0].line.to_string(), "P':12", "{early:?}");
     assert!(DarwinConfig::default().late_predicates);
     assert_ne!(r.report.entries[0].line.to_string(), "P':12", "{:?}", r.report);
@@ -332,7 +332,8 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
     assert_eq!(r.outcome, DarwinOutcome::Localized, "{r:#?}");
     let lines: Vec<String> = r.causes.iter().map(|c| c.line.to_string()).collect();
     assert!(lines.contains(&"P':9".to_string()), "{lines:?}");
-    // A budget too small for anything user code does: still `budget spent`.
+    // A budget too small for anything user code does: still `budget spent`
+    // (without what t shows, which needs no symbolic run).
     let tiny = b.analyze(DarwinConfig {
         prefix_on_budget: true,
         run_budget: doppel_concolic::Budget {
@@ -340,6 +341,7 @@ async fn a_run_cut_by_the_expression_budget_still_localizes_along_its_prefix() {
             ..cfg.run_budget
         },
         first_divergence: false,
+        predicate_switching: false,
         ..cfg
     });
     assert!(matches!(tiny.outcome, DarwinOutcome::BudgetSpent { .. }), "{tiny:#?}");
@@ -404,4 +406,64 @@ async fn a_spent_budget_sends_no_query() {
     );
     assert!(r.causes.iter().all(|c| c.point.is_some()));
     assert_eq!((r.stats.queries, r.stats.precheck_unsat), (0, 0), "{:#?}", r.stats);
+}
+
+/// Predicate switching (`doppel_localize::switching`) on the bundled
+/// pair's P' alone: of every branch instance of P' on t, only the one at
+/// the faulty condition (line 9, at t's zero) makes P' print P's output
+/// when switched.
+#[tokio::test]
+async fn switching_the_faulty_condition_makes_the_modified_program_print_the_expected_output() {
+    use doppel_concolic::{BranchFilter, Inputs, RunConfig, run};
+    use doppel_localize::darwin::DivergencePoint;
+    use doppel_localize::switching::{SwitchLimits, candidates, critical_predicates};
+    use std::time::{Duration, Instant};
+    let b = Built::bundled("1-A-bug-10-11").await;
+    let config = |m: &(Module, String)| RunConfig {
+        inputs: Inputs {
+            stdin: b.t.clone(),
+            ..Default::default()
+        },
+        branches: BranchFilter::Files(vec![m.1.clone()]),
+        ..Default::default()
+    };
+    let (cp, cq) = (config(&b.p), config(&b.q));
+    let (rp, rq) = (run(&b.p.0, &cp), run(&b.q.0, &cq));
+    assert_eq!(
+        (rp.stdout.as_slice(), rq.stdout.as_slice()),
+        (&b"1 5\n"[..], &b"2 5\n"[..])
+    );
+    let q = Program {
+        module: &b.q.0,
+        source: b.q.1.clone(),
+        side: Side::Modified,
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (found, stats) = critical_predicates(&q, &rq, &cq, &rp.stdout, SwitchLimits::default(), deadline);
+    let lines: Vec<(String, &str)> = found.iter().map(|c| (c.line.to_string(), c.kind())).collect();
+    assert_eq!(lines, [("P':9".to_string(), "critical predicate")]);
+    assert_eq!(found[0].point, Some(DivergencePoint::CriticalPredicate));
+    assert_eq!(found[0].witness.input, b.t);
+    assert_eq!(found[0].witness.reference_output, "1 5\n");
+    // Every candidate was tried (the program is small) but the later
+    // instances at line 9, already critical; one was critical.
+    assert_eq!(
+        stats.candidates,
+        candidates(&rq, SwitchLimits::default().first_instances).len()
+    );
+    assert!(stats.runs < stats.candidates && stats.runs >= 8, "{stats:?}");
+    assert_eq!(stats.critical, 1);
+    // A run that already prints the expected output has none.
+    let (none, s) = critical_predicates(&q, &rq, &cq, &rq.stdout, SwitchLimits::default(), deadline);
+    assert!(none.is_empty() && s.runs == 0);
+    // With the run limit at 0, nothing is switched.
+    let capped = SwitchLimits {
+        runs: 0,
+        ..SwitchLimits::default()
+    };
+    assert!(
+        critical_predicates(&q, &rq, &cq, &rp.stdout, capped, deadline)
+            .0
+            .is_empty()
+    );
 }

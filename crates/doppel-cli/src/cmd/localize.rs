@@ -83,6 +83,11 @@ pub struct LocalizeArgs {
     /// behaviour before `strict_predicates`, for comparison).
     #[arg(long)]
     pub loose_predicates: bool,
+    /// Search no critical predicates (predicate switching: branch
+    /// instances of P' on t whose inverted direction makes P' print P's
+    /// output).
+    #[arg(long)]
+    pub no_predicate_switching: bool,
     /// The seed recorded with the case.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -116,6 +121,7 @@ impl LocalizeArgs {
             slicing: !self.no_slicing,
             first_divergence: !self.no_first_divergence,
             strict_predicates: !self.loose_predicates,
+            predicate_switching: !self.no_predicate_switching,
             ..LocalizeConfig::default()
         }
     }
