@@ -7,19 +7,15 @@ mod support;
 use doppel_concolic::solver::{SatResult, Session};
 use doppel_concolic::{BranchKind, BranchRecord, Inputs, Module, Observe, Predicate, Run, RunConfig, Symbolic, run};
 use std::time::Duration;
-use support::compile_c;
 
 const SOURCE: &str = include_str!("c/assign.c");
 
 fn line_of(marker: &str) -> u32 {
-    SOURCE.lines().position(|l| l.contains(marker)).expect("marker") as u32 + 1
+    support::line_of(SOURCE, marker)
 }
 
 fn build() -> (tempfile::TempDir, Module) {
-    let dir = tempfile::tempdir().unwrap();
-    let wasm = compile_c(dir.path(), "assign.c", SOURCE);
-    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
-    (dir, module)
+    support::build_c("assign.c", SOURCE)
 }
 
 fn observed(module: &Module, stdin: &[u8], symbolic: Symbolic, on: bool) -> Run {
@@ -175,10 +171,8 @@ fn narrow_run(module: &Module, stdin: &[u8], symbolic: Symbolic, narrow: bool) -
 
 #[test]
 fn char_and_short_assignments_are_observed_with_narrow_stores() {
-    let dir = tempfile::tempdir().unwrap();
-    let wasm = compile_c(dir.path(), "narrow.c", NARROW);
-    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
-    let line = |m: &str| NARROW.lines().position(|l| l.contains(m)).expect("marker") as u32 + 1;
+    let (_dir, module) = support::build_c("narrow.c", NARROW);
+    let line = |m: &str| support::line_of(NARROW, m);
     let (chr, short) = (line("CHAR"), line("SHORT"));
     let input = b"a c 5 7\n";
     // Off: no predicate at either assignment (only 4/8-byte stores).

@@ -5,19 +5,15 @@
 mod support;
 
 use doppel_concolic::{BranchFilter, BranchKind, Inputs, Module, Run, RunConfig, Symbolic, run};
-use support::compile_c;
 
 const SOURCE: &str = include_str!("c/switch.c");
 
 fn line_of(marker: &str) -> u32 {
-    SOURCE.lines().position(|l| l.contains(marker)).expect("marker") as u32 + 1
+    support::line_of(SOURCE, marker)
 }
 
 fn build() -> (tempfile::TempDir, Module) {
-    let dir = tempfile::tempdir().unwrap();
-    let wasm = compile_c(dir.path(), "switch.c", SOURCE);
-    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
-    (dir, module)
+    support::build_c("switch.c", SOURCE)
 }
 
 fn switched(module: &Module, stdin: &[u8], switch: Option<u32>, symbolic: Symbolic) -> Run {

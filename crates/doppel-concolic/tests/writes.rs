@@ -4,19 +4,15 @@
 mod support;
 
 use doppel_concolic::{Inputs, Module, Observe, Run, RunConfig, Symbolic, run};
-use support::compile_c;
 
 const SOURCE: &str = include_str!("c/writes.c");
 
 fn line_of(marker: &str) -> u32 {
-    SOURCE.lines().position(|l| l.contains(marker)).expect("marker") as u32 + 1
+    support::line_of(SOURCE, marker)
 }
 
 fn build() -> (tempfile::TempDir, Module) {
-    let dir = tempfile::tempdir().unwrap();
-    let wasm = compile_c(dir.path(), "writes.c", SOURCE);
-    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
-    (dir, module)
+    support::build_c("writes.c", SOURCE)
 }
 
 fn attributed(module: &Module, stdin: &[u8], env: &[&str], symbolic: Symbolic) -> Run {

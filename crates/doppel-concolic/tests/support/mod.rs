@@ -107,3 +107,18 @@ pub fn compile_c(dir: &Path, name: &str, source: &str) -> PathBuf {
     assert!(status.success(), "clang-16 failed on {name}");
     out
 }
+
+/// Builds C `source` (file name `name`) with [`compile_c`] in a fresh
+/// temporary directory and decodes it; the directory lives as long as the
+/// returned guard.
+pub fn build_c(name: &str, source: &str) -> (tempfile::TempDir, Module) {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = compile_c(dir.path(), name, source);
+    let module = Module::decode(&std::fs::read(&wasm).unwrap()).expect("decode");
+    (dir, module)
+}
+
+/// The 1-based line of `source` that holds `marker`.
+pub fn line_of(source: &str, marker: &str) -> u32 {
+    source.lines().position(|l| l.contains(marker)).expect("marker") as u32 + 1
+}
