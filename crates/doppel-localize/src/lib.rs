@@ -19,10 +19,11 @@
 //!   cases as work items of the core campaign runner (`doppel localize`).
 //!
 //! - [`darwin`]: Darwin proper, path-condition deviations on doppel-concolic
-//!   with z3; [`slice`]: the slicing of its deviation queries;
+//!   with z3; [`slice`](mod@slice): the slicing of its deviation queries;
 //!   [`divergence`]: where the runs on t first part, when no deviation
 //!   exists; [`switching`]: the critical predicates of P' on t
-//!   (predicate switching).
+//!   (predicate switching); [`ranking`]: the order of the causes and
+//!   which of the lines found on t the report holds.
 
 #![deny(missing_docs)]
 
@@ -32,6 +33,7 @@ pub mod case;
 pub mod darwin;
 pub mod divergence;
 mod dual;
+pub mod ranking;
 pub mod record;
 pub mod report;
 pub mod repro;
