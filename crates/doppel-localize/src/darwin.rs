@@ -273,16 +273,12 @@ impl RootCause {
     /// [`crate::divergence`]), `critical predicate` (a branch of P' whose
     /// switched direction makes it print P's output, [`crate::switching`]).
     pub fn kind(&self) -> &'static str {
-        if self.point == Some(DivergencePoint::CriticalPredicate) {
-            "critical predicate"
-        } else if self.point == Some(DivergencePoint::Branch) {
-            "branch divergence"
-        } else if self.point == Some(DivergencePoint::Output) {
-            "output divergence"
-        } else if self.predicate {
-            "predicate"
-        } else {
-            "branch"
+        match self.point {
+            Some(DivergencePoint::CriticalPredicate) => "critical predicate",
+            Some(DivergencePoint::Branch) => "branch divergence",
+            Some(DivergencePoint::Output) => "output divergence",
+            None if self.predicate => "predicate",
+            None => "branch",
         }
     }
 }
@@ -583,7 +579,7 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
             }
         }
     }
-    let causes: Vec<RootCause> = causes.into_values().collect();
+    let mut causes: Vec<RootCause> = causes.into_values().collect();
     let outcome = if !causes.is_empty() {
         DarwinOutcome::Localized
     } else if budget_hit {
@@ -603,7 +599,6 @@ pub fn analyze_with_args(p: &Program, q: &Program, t: &[u8], args: &[String], cf
     } else {
         DarwinOutcome::NoDeviationFound
     };
-    let mut causes = causes;
     // What t itself shows is searched when the report can hold it.
     let wanted = on_t_shown(&causes, cfg.on_t_with_deviations);
     let critical = if cfg.predicate_switching && wanted {
