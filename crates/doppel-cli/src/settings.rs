@@ -23,6 +23,7 @@
 //! realign_steps = true   # false: return_lands_mid_line and resume_completes_interrupted_step end the run
 //! avoid_step_out_of_main = true   # false: step out is drawn in main itself too (it ends the run)
 //! control_run = true   # false: no run without breakpoints first (programs that end differently are run too)
+//! findings_per_run = 5   # 1: end every run at its first finding (DBDB); see doppel_differential::going_on
 //! weights = { resume = 1.0, step_in = 1.0, step_over = 1.0, step_out = 1.0 }
 //! normalization = { pointer_format = true }   # every rule, see docs/normalization.md
 //!

@@ -418,6 +418,20 @@ pub enum EventKind {
     /// It is not one of [`Trace::actions`]: the next action of the run has
     /// the same index in every trace.
     Realignment(Action),
+    /// A divergence that no policy explains and that the run went on past
+    /// (differential testing with `findings_per_run` above 1, issue 17 item
+    /// 1: every debugger still in one state, or brought back to one by a
+    /// realignment). Recorded in every trace after the outputs (and any
+    /// realignment) of the action it follows. `repeat`: the run had already
+    /// noted this difference (the same class, or the same variables
+    /// differing); only the first of each is a finding of its own
+    /// (`doppel_differential::going_on::finding_records`).
+    FindingNote {
+        /// The finding, as the run would have ended with it.
+        finding: Finding,
+        /// Whether it repeats a difference noted before in the run.
+        repeat: bool,
+    },
 }
 
 /// One entry of a [`Trace`].
@@ -487,7 +501,7 @@ impl Trace {
                         out.push((i, a));
                     }
                 }
-                EventKind::Output(_) | EventKind::PolicyNote(_) => {}
+                EventKind::Output(_) | EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
             }
         }
         out
@@ -498,6 +512,15 @@ impl Trace {
     pub fn policy_notes(&self) -> impl Iterator<Item = &Finding> {
         self.events.iter().filter_map(|e| match &e.kind {
             EventKind::PolicyNote(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The findings the run went on past that were new to it (the first
+    /// of each difference; [`EventKind::FindingNote`] without `repeat`), in order.
+    pub fn finding_notes(&self) -> impl Iterator<Item = &Finding> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::FindingNote { finding, repeat: false } => Some(finding),
             _ => None,
         })
     }

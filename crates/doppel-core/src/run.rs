@@ -61,4 +61,14 @@ impl RunRecord {
             .map(|t| t.policy_notes().collect())
             .unwrap_or_default()
     }
+
+    /// The findings the run went on past, new to it, in order (read from its
+    /// first trace; [`crate::model::Trace::finding_notes`]). Each is stored as
+    /// a run record of its own as well.
+    pub fn finding_notes(&self) -> Vec<&crate::model::Finding> {
+        self.traces
+            .first()
+            .map(|t| t.finding_notes().collect())
+            .unwrap_or_default()
+    }
 }

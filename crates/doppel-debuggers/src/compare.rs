@@ -116,15 +116,7 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
             .collect::<Vec<_>>()
             .join("; ");
     }
-    let mut differing: Vec<&str> = Vec::new();
-    for s in states.iter().flatten() {
-        for v in &s.variables {
-            let same_everywhere = states.iter().flatten().all(|o| o.variables.contains(v));
-            if !same_everywhere && !differing.contains(&v.name.as_str()) {
-                differing.push(&v.name);
-            }
-        }
-    }
+    let differing = differing_variables(norm);
     names
         .iter()
         .zip(&states)
@@ -142,6 +134,27 @@ fn variables_detail(names: &[String], norm: &[Output]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The names of the top-frame variables whose binding (type, value) is not
+/// the same in every paused output of `norm`, in the order they are first
+/// seen; with `"<return value>"` first when the return values differ. Empty
+/// when the variables agree (or no output is a pause).
+pub fn differing_variables(norm: &[Output]) -> Vec<&str> {
+    let states: Vec<&ProgramState> = norm.iter().filter_map(Output::paused).collect();
+    let mut differing: Vec<&str> = Vec::new();
+    if states.iter().any(|s| s.return_value != states[0].return_value) {
+        differing.push("<return value>");
+    }
+    for s in &states {
+        for v in &s.variables {
+            let same_everywhere = states.iter().all(|o| o.variables.contains(v));
+            if !same_everywhere && !differing.contains(&v.name.as_str()) {
+                differing.push(&v.name);
+            }
+        }
+    }
+    differing
 }
 
 /// The divergence type between two normalized outputs, if any.

@@ -1,6 +1,7 @@
 //! A differential campaign: many (subject, seed) runs over a pool of jobs,
 //! each job with its own warm debuggers, every finished run written to the
-//! store at once (an interrupted campaign loses no finished run, and
+//! store at once, with a record of its own for every finding the run went
+//! on past ([`crate::going_on::finding_records`]) (an interrupted campaign loses no finished run, and
 //! `resume` skips the runs already stored).
 
 use crate::config::DiffConfig;
@@ -185,7 +186,12 @@ impl Job for DiffJob<'_> {
 
     async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
         let record = run_one_with(self.spec, &item.input, item.seed, &mut self.debuggers, self.controls).await;
+        // The findings the run went on past, each a record of its own.
+        let findings = crate::going_on::finding_records(&record);
         sink.store(record).await;
+        for r in findings {
+            sink.store(r).await;
+        }
         Ok(())
     }
 

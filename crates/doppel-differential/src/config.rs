@@ -137,6 +137,20 @@ pub struct DiffConfig {
     /// so old run keys stay and `--resume` never mixes the behaviours.
     #[serde(skip_serializing_if = "is_false")]
     pub control_run: bool,
+    /// A run ends at its `findings_per_run`-th finding (a divergence no
+    /// policy explains), or at the first one after which the debuggers do
+    /// not stand in one state; the findings before it are noted in the
+    /// traces ([`doppel_core::EventKind::FindingNote`]) and stored as run
+    /// records of their own ([`crate::going_on`], issue 17 item 1: more
+    /// classes per run). 1: DBDB's end at the first finding. Default 5;
+    /// serialized only when not 1, so a stored record without it ran the
+    /// end at the first finding ([`crate::record::DiffRecord::of`]).
+    #[serde(skip_serializing_if = "is_one")]
+    pub findings_per_run: usize,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn is_false(b: &bool) -> bool {
@@ -195,6 +209,7 @@ impl Default for DiffConfig {
             realign_steps: true,
             avoid_step_out_of_main: true,
             control_run: true,
+            findings_per_run: 5,
         }
     }
 }
@@ -213,6 +228,9 @@ impl DiffConfig {
         }
         if self.breakpoints_per_line.is_nan() || self.breakpoints_per_line < 0.0 {
             return Err("breakpoints_per_line must be non-negative".into());
+        }
+        if self.findings_per_run == 0 {
+            return Err("findings_per_run must be at least 1".into());
         }
         if self.action_timeout_ms == 0 {
             return Err("action_timeout_ms must be positive".into());

@@ -17,13 +17,17 @@
 //! `return_lands_mid_line` and `resume_completes_interrupted_step`, once the
 //! debuggers that stopped short took the same action once more, alone:
 //! `DiffConfig::realign_steps`). With continuation, step out is not drawn in
-//! `main` itself (`DiffConfig::avoid_step_out_of_main`). Every random choice comes from a
+//! `main` itself (`DiffConfig::avoid_step_out_of_main`). With
+//! `DiffConfig::findings_per_run` above 1 it also goes on past findings
+//! after which the debuggers stand in one state ([`crate::going_on`]), and
+//! ends at its `findings_per_run`-th new one. Every random choice comes from a
 //! ChaCha8 generator seeded with the run's seed, and the next action is chosen
 //! only after all debuggers have paused, so a run is determined by its subject,
 //! seed and configuration (up to the debuggers' own non-determinism).
 
 use crate::config::{BreakpointLines, DiffConfig};
 use crate::continuation::{self, Realignment};
+use crate::going_on::{self, After};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{
@@ -98,6 +102,22 @@ impl Recorder {
             tr.events.push(Event {
                 t_ms: t,
                 kind: EventKind::PolicyNote(f.clone()),
+                raw: vec![],
+            });
+        }
+    }
+
+    /// Records a finding the run goes on past (`repeat`: a difference it
+    /// noted before), in every trace ([`crate::going_on`]).
+    pub(crate) fn finding_note(&mut self, finding: Finding, repeat: bool) {
+        let t = self.ms();
+        for tr in &mut self.traces {
+            tr.events.push(Event {
+                t_ms: t,
+                kind: EventKind::FindingNote {
+                    finding: finding.clone(),
+                    repeat,
+                },
                 raw: vec![],
             });
         }
@@ -268,8 +288,10 @@ async fn drive(
     rec.outputs(dbg, &outs);
     let mut last = (Action::Start, None, None::<ProgramState>);
 
-    // 3. Step and resume (lines 17-27).
+    // 3. Step and resume (lines 17-27), going on past findings after
+    // which the debuggers stand in one state (`findings_per_run`).
     let mut executed = 0;
+    let mut noted = going_on::Noted::default();
     loop {
         let (action, line, before) = &last;
         if outs.iter().all(|o| {
@@ -310,7 +332,15 @@ async fn drive(
                     Realigned::Failed(f) => return finding(rec, action.clone(), *line, f),
                 }
             }
-            return finding(rec, action.clone(), *line, d);
+            if d.policy.is_some() {
+                return finding(rec, action.clone(), *line, d);
+            }
+            let f = note(rec, action.clone(), *line, d.clone());
+            let at = (exec, before.as_ref());
+            match going_on::past_finding(dbg, rec, &names, cfg, &mut noted, at, (&norm, &outs), &d, f).await {
+                After::GoOn(o) => outs = o,
+                After::End(f) => return Verdict::Divergence(f),
+            }
         }
         match &outs[0] {
             Output::Finished { .. } => return Verdict::ProgramFinished { actions: executed },

@@ -29,6 +29,7 @@ pub mod completion;
 pub mod config;
 pub mod continuation;
 pub mod engine;
+pub mod going_on;
 pub mod oracle;
 pub mod reclassify;
 pub mod record;

@@ -35,7 +35,7 @@ fn outputs_by_action(run: &RunRecord) -> Vec<(Action, Vec<Option<Output>>)> {
                     }
                 }
                 EventKind::Realignment(_) => realigned = true,
-                EventKind::PolicyNote(_) => {}
+                EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
             }
         }
     }

@@ -57,7 +57,8 @@ impl DiffRecord {
     /// first divergence (records written before the switch existed, and
     /// runs with it off, which leave it out of the serialized form), although
     /// a new campaign's default is on. The same for `diff.control_run`,
-    /// `diff.realign_steps` and `diff.avoid_step_out_of_main`.
+    /// `diff.realign_steps` and `diff.avoid_step_out_of_main`; a record
+    /// without `diff.findings_per_run` ended at its first finding (1).
     pub fn of(run: &RunRecord) -> anyhow::Result<Self> {
         let mut rec: Self = serde_json::from_value(run.config.clone()).map_err(|e| {
             anyhow::anyhow!(
@@ -69,6 +70,9 @@ impl DiffRecord {
         rec.diff.control_run = run.config["diff"]["control_run"] == true;
         rec.diff.realign_steps = run.config["diff"]["realign_steps"] == true;
         rec.diff.avoid_step_out_of_main = run.config["diff"]["avoid_step_out_of_main"] == true;
+        rec.diff.findings_per_run = run.config["diff"]["findings_per_run"]
+            .as_u64()
+            .map_or(1, |n| n as usize);
         Ok(rec)
     }
 

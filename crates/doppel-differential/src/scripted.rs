@@ -14,6 +14,12 @@
 //!   divergence (with `continue_past_policies`) is realigned as in the engine
 //!   ([`crate::engine::realign_after`]: the same action once more in the
 //!   debuggers that stopped short, not a script action) and noted;
+//! - a finding after which the debuggers stand in one state is noted and
+//!   the script goes on (with `findings_per_run` above 1), as in the engine
+//!   ([`crate::going_on::past_finding`], realignment included), except on
+//!   the script's last action, where a finding ends the run: a reduced
+//!   script of a finding that a run went on past ends with it as its
+//!   verdict, however many findings the reduction left before it;
 //! - an execution action is issued only while every debugger is paused
 //!   (after `start`); when the program has finished, or has not been
 //!   started, the rest of the script is not issued;
@@ -23,6 +29,7 @@
 use crate::config::DiffConfig;
 use crate::continuation::{self, Realignment};
 use crate::engine::{self, NodeTypeOf, Realigned, Recorder, RunOutcome};
+use crate::going_on::{self, After};
 use crate::normalize;
 use crate::oracle::{self, Difference};
 use doppel_core::{Action, FailureKind, Finding, Location, Output, ProgramState, Subject, Verdict};
@@ -96,7 +103,8 @@ async fn drive(
     let mut outs: Option<Vec<Output>> = None;
     let mut before: Option<ProgramState> = None;
     let mut executed = 0;
-    for action in script {
+    let mut noted_findings = going_on::Noted::default();
+    for (n, action) in script.iter().enumerate() {
         match action {
             Action::SetBreakpoint { at } => {
                 rec.action(action);
@@ -185,7 +193,21 @@ async fn drive(
                             Realigned::Failed(f) => return Verdict::Divergence(finding(rec, action, line, f)),
                         }
                     }
-                    return Verdict::Divergence(finding(rec, action, line, d));
+                    // A finding on the script's last action ends it: there is
+                    // nothing left to go on with, and the finding is what a
+                    // reduced script is for.
+                    if d.policy.is_some() || n + 1 == script.len() {
+                        return Verdict::Divergence(finding(rec, action, line, d));
+                    }
+                    let f = finding(rec, action, line, d.clone());
+                    let at = (exec, b.as_ref());
+                    match going_on::past_finding(dbg, rec, &names, cfg, &mut noted_findings, at, (&norm, &o), &d, f)
+                        .await
+                    {
+                        After::GoOn(merged) => outs = Some(merged),
+                        After::End(f) => return Verdict::Divergence(f),
+                    }
+                    continue;
                 }
                 outs = Some(o);
             }

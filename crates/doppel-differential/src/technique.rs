@@ -76,6 +76,27 @@ pub fn policy_note_lines(run: &RunRecord) -> Vec<String> {
     lines
 }
 
+/// The findings a run went on past (`findings_per_run` above 1, each also a
+/// record of its own, key `...#finding<k>`): `findings noted: 2 (continued
+/// past, each stored as a run of its own)` and one line per finding,
+/// `  after action 4 (step over): variables|step_over|...: detail`. Empty
+/// for a run without any.
+pub fn finding_note_lines(run: &RunRecord) -> Vec<String> {
+    let notes = run.finding_notes();
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "findings noted: {} (continued past, each stored as a run of its own)",
+        notes.len()
+    )];
+    for f in notes {
+        let (i, a) = f.action_parts();
+        lines.push(format!("  after action {i} ({a}): {}: {}", f.class, f.detail));
+    }
+    lines
+}
+
 /// The campaign parameters of a differential record, for reports.
 pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
     let d = &rec.diff;
@@ -101,6 +122,17 @@ pub fn parameters(name: &str, rec: &DiffRecord) -> Vec<(String, String)> {
                 "on (a policy divergence is a note; the run goes on where the debuggers can be realigned)".into()
             } else {
                 "off (DBDB: the first divergence ends the run)".into()
+            },
+        ),
+        (
+            "findings per run".into(),
+            if d.findings_per_run <= 1 {
+                "1 (a run ends at its first finding)".into()
+            } else {
+                format!(
+                    "{} (a run goes on past findings after which the debuggers stand in one state; each is a run of its own)",
+                    d.findings_per_run
+                )
             },
         ),
         ("warm reuse".into(), rec.input.debugger.warm.to_string()),
@@ -162,6 +194,7 @@ impl Technique for Differential {
     fn view(&self, run: &RunRecord) -> anyhow::Result<RunView> {
         let mut lines = verdict_lines(&run.verdict);
         lines.extend(policy_note_lines(run));
+        lines.extend(finding_note_lines(run));
         if let Some(case) = DiffRecord::of(run).ok().and_then(|r| r.reduced) {
             lines.push(crate::reduce::describe(&case));
         }

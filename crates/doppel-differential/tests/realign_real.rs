@@ -9,10 +9,9 @@
 
 mod common;
 
-use doppel_core::{Action, EventKind, ExecAction, Location, Verdict};
+use doppel_core::{Action, EventKind, Location, Verdict};
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_differential::scripted;
-use doppel_lang::c::{BuildCache, BuildRecipe};
 
 /// `return y;` is line 3, the closing brace line 4; `square` is called on
 /// lines 7 and 9.
@@ -34,22 +33,10 @@ fn spec(continue_past_policies: bool) -> CampaignSpec {
 }
 
 async fn prepared(dir: &std::path::Path) -> Prepared {
-    let path = dir.join("square.c");
-    std::fs::write(&path, PROGRAM).unwrap();
-    let cache = BuildCache::new(dir.join("cache"));
-    let recipe = BuildRecipe::parse("gcc -O0 -g").unwrap();
-    let p = doppel_lang::prepare::prepare_one(&cache, &path, "square.c", &recipe)
-        .await
-        .unwrap();
-    assert!(p.error.is_none(), "{:?}", p.error);
-    p
+    common::prepared_c(dir, "square.c", PROGRAM).await
 }
 
-fn over() -> Action {
-    Action::Exec {
-        exec: ExecAction::StepOver,
-    }
-}
+use common::over;
 
 /// Indices of the traces holding a realignment, and the realignments.
 fn realigned(traces: &[doppel_core::Trace]) -> Vec<(usize, Vec<(usize, Action)>)> {

@@ -59,7 +59,7 @@ impl Script {
                 }
                 // Metamorphic runs do not go on past policies; a
                 // realignment's output has no pending action to pair with.
-                EventKind::PolicyNote(_) | EventKind::Realignment(_) => {}
+                EventKind::PolicyNote(_) | EventKind::Realignment(_) | EventKind::FindingNote { .. } => {}
             }
         }
         Self { steps }

@@ -4,7 +4,10 @@
 //! programs and seeds with the same time budget, all in one invocation. The
 //! continuation is measured switch by switch (`slide_vs_reject` only, then
 //! with `DiffConfig::realign_steps`, then with
-//! `DiffConfig::avoid_step_out_of_main`, the default). Prints figures, the
+//! `DiffConfig::avoid_step_out_of_main`, then going on past findings after
+//! which the debuggers stand in one state, `DiffConfig::findings_per_run`,
+//! the default; the classes of the findings a run went on past count, as
+//! they are records of their own). Prints figures, the
 //! policies runs ended on, and the ratios (the issue's target: at least 3x);
 //! asserts nothing.
 //!
@@ -28,7 +31,11 @@ struct Round {
     /// Runs per verdict: program finished, action limit, policy, finding,
     /// inconclusive, subject error, not comparable (where the CPU went).
     verdicts: std::collections::BTreeMap<&'static str, usize>,
+    /// Runs that ended on a non-policy finding, per divergence kind.
+    ending_findings: std::collections::BTreeMap<String, usize>,
     policy_notes: usize,
+    /// Findings runs went on past (new to their run): records of their own.
+    finding_notes: usize,
     classes: BTreeSet<String>,
     cpu_s: f64,
     wall_s: f64,
@@ -63,8 +70,10 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
     let mut r = Round {
         runs: 0,
         ending_policies: Default::default(),
+        ending_findings: Default::default(),
         verdicts: Default::default(),
         policy_notes: 0,
+        finding_notes: 0,
         classes: BTreeSet::new(),
         cpu_s: 0.0,
         wall_s: 0.0,
@@ -84,6 +93,12 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
         let rec = campaign::run_one_with(spec, p, seed, &mut dbg, &controls).await;
         r.runs += 1;
         r.policy_notes += rec.policy_notes().len();
+        // The findings it went on past are records of their own, with their classes.
+        let noted = rec.finding_notes();
+        r.finding_notes += noted.len();
+        for f in noted {
+            r.classes.insert(f.class.to_string());
+        }
         r.execution_actions += rec.execution_actions();
         let verdict = match &rec.verdict {
             Verdict::ProgramFinished { .. } => "finished",
@@ -100,6 +115,8 @@ async fn round(spec: &CampaignSpec, subjects: &[Arc<Prepared>], seeds: u64, budg
             if let Some(p) = f.class.part("policy") {
                 *r.ending_policies.entry(p.to_string()).or_default() += 1;
             } else {
+                let kind = f.class.part("divergence").unwrap_or("?").to_string();
+                *r.ending_findings.entry(kind).or_default() += 1;
                 r.classes.insert(f.class.to_string());
             }
         }
@@ -136,24 +153,29 @@ pub async fn run(
     // The stop at the first divergence, then the continuation step by step:
     // slide_vs_reject only (2026-11-28), + realigned steps, + no step out of
     // main itself (the default). Each its own switch, measured in the same run.
+    // Then going on past findings too (2026-12-03, `findings_per_run`).
+    let past = spec.diff.findings_per_run.max(2);
     let behaviours = [
-        ("stop at first (DBDB)", false, false, false),
-        ("continue: slide only", true, false, false),
-        ("continue: + realign", true, true, false),
-        ("continue: + no main out", true, true, true),
+        ("stop at first (DBDB)", false, false, false, 1),
+        ("continue: slide only", true, false, false, 1),
+        ("continue: + realign", true, true, false, 1),
+        ("continue: + no main out", true, true, true, 1),
+        ("continue: + past findings", true, true, true, past),
     ];
     let mut rounds = Vec::new();
-    for (name, on, realign, avoid) in behaviours {
+    for (name, on, realign, avoid, per_run) in behaviours {
         spec.diff.continue_past_policies = on;
         spec.diff.realign_steps = realign;
         spec.diff.avoid_step_out_of_main = avoid;
+        spec.diff.findings_per_run = per_run;
         let r = round(&spec, subjects, seeds, budget).await?;
         println!(
-            "{name:<24} runs {:4}  ended on a policy {:4}  policy notes {:4}  execution actions {:5}  \
+            "{name:<26} runs {:4}  ended on a policy {:4}  policy notes {:4}  finding notes {:4}  execution actions {:5}  \
              non-policy classes {:3}  CPU {:7.1} s  wall {:7.1} s  classes per CPU hour {:7.1}",
             r.runs,
             r.ending_policies.values().sum::<usize>(),
             r.policy_notes,
+            r.finding_notes,
             r.execution_actions,
             r.classes.len(),
             r.cpu_s,
@@ -161,16 +183,18 @@ pub async fn run(
             r.per_cpu_hour()
         );
         let ending: Vec<String> = r.ending_policies.iter().map(|(p, n)| format!("{p} {n}")).collect();
-        println!("{:<24} ended on: {}", "", ending.join(", "));
+        println!("{:<26} ended on: {}", "", ending.join(", "));
         let verdicts: Vec<String> = r.verdicts.iter().map(|(v, n)| format!("{v} {n}")).collect();
-        println!("{:<24} runs by verdict: {}", "", verdicts.join(", "));
+        println!("{:<26} runs by verdict: {}", "", verdicts.join(", "));
+        let findings: Vec<String> = r.ending_findings.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("{:<26} ended on a finding: {}", "", findings.join(", "));
         rounds.push(r);
     }
     let (stop, cont) = (&rounds[0], &rounds[rounds.len() - 1]);
     if !stop.classes.is_empty() {
         for (r, (name, ..)) in rounds.iter().zip(behaviours).skip(1) {
             println!(
-                "{name:<24} ratio to the stop: {:.2}x",
+                "{name:<26} ratio to the stop: {:.2}x",
                 r.per_cpu_hour() / stop.per_cpu_hour()
             );
         }

@@ -71,6 +71,12 @@ pub struct DiffArgs {
     /// default). Part of the run key.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub avoid_step_out_of_main: Option<bool>,
+    /// A run ends at its N-th finding (a divergence no policy explains) or
+    /// at the first after which the debuggers do not stand in one state;
+    /// the findings before it are noted and stored as runs of their own
+    /// (default 5; 1: end at the first finding, DBDB). Part of the run key.
+    #[arg(long, value_name = "N")]
+    pub findings_per_run: Option<usize>,
     /// Run each program once in every debugger with no breakpoint before a
     /// run's actions; a program that ends differently in them (exit status,
     /// signal, output) is recorded as not comparable, not run (on by
@@ -153,6 +159,9 @@ pub fn diff_config(a: &DiffArgs, s: &Settings) -> anyhow::Result<doppel_differen
     }
     if let Some(v) = a.control_run {
         diff.control_run = v;
+    }
+    if let Some(v) = a.findings_per_run {
+        diff.findings_per_run = v;
     }
     if let Some(w) = &a.weights {
         diff.weights = ActionWeights::parse(w).map_err(anyhow::Error::msg)?;

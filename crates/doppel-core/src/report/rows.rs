@@ -13,7 +13,9 @@ pub struct Row {
     /// The action as text (`step over`, `set breakpoint @ prog.c:12`), from the
     /// first trace that has an action at this index; followed by
     /// `(policy slide_vs_reject: continued)` when the run recorded a policy
-    /// note after it ([`crate::EventKind::PolicyNote`]).
+    /// note after it ([`crate::EventKind::PolicyNote`]), and by `(finding
+    /// <class> noted: continued)` (`again` for a repeat) when it went on past
+    /// a finding ([`crate::EventKind::FindingNote`]).
     pub action: String,
     /// One summary per debugger, in trace order ([`describe_output`] of each
     /// output that followed the action, joined by newlines; empty if the
@@ -30,6 +32,20 @@ pub struct Row {
 pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
     let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let notes: Vec<Option<usize>> = run.policy_notes().iter().map(|f| f.action_index).collect();
+    // The findings the run went on past (issue 17), new ones and repeats.
+    let findings: Vec<(Option<usize>, &crate::model::Finding, bool)> = run
+        .traces
+        .first()
+        .map(|t| {
+            t.events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::FindingNote { finding, repeat } => Some((finding.action_index, finding, *repeat)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     // Per trace, per action: the action and the summaries of its outputs;
     // an output after a realignment is shown as `realigned (step over): ...`.
     let per_trace: Vec<Vec<(Action, Vec<String>)>> = run
@@ -53,7 +69,7 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                         }
                     }
                     EventKind::Realignment(a) => realigned = Some(a),
-                    EventKind::PolicyNote(_) => {}
+                    EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
                 }
             }
             v
@@ -74,11 +90,18 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                         .filter(|(_, at)| **at == Some(i))
                         .filter_map(|(f, _)| f.class.part("policy"))
                         .collect();
-                    if policies.is_empty() {
+                    let mut text = if policies.is_empty() {
                         a.to_string()
                     } else {
                         format!("{a} (policy {}: continued)", policies.join(", "))
+                    };
+                    for (at, f, repeat) in &findings {
+                        if *at == Some(i) {
+                            let what = if *repeat { "again" } else { "noted" };
+                            text.push_str(&format!(" (finding {} {what}: continued)", f.class));
+                        }
                     }
+                    text
                 })
                 .unwrap_or_default(),
             outputs: per_trace

@@ -59,7 +59,7 @@ fn answers(trace: &doppel_core::Trace) -> Vec<Answers<'_>> {
                     }
                 }
             }
-            EventKind::Realignment(_) | EventKind::PolicyNote(_) => {}
+            EventKind::Realignment(_) | EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
         }
     }
     out

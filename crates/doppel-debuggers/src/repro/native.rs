@@ -192,7 +192,7 @@ fn outermost_before(trace: &doppel_core::Trace) -> Vec<usize> {
                 }
             }
             EventKind::Output(o) => depth = o.paused().map(|s| s.call_stack.len()),
-            EventKind::PolicyNote(_) | EventKind::Realignment(_) => {}
+            EventKind::PolicyNote(_) | EventKind::Realignment(_) | EventKind::FindingNote { .. } => {}
         }
     }
     out
@@ -219,7 +219,7 @@ fn absorbed_restops(trace: &doppel_core::Trace) -> Vec<usize> {
                 }
             }
             EventKind::Realignment(_) => realigned = true,
-            EventKind::PolicyNote(_) => {}
+            EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
         }
     }
     out
@@ -251,7 +251,7 @@ fn realignments(trace: &doppel_core::Trace) -> HashMap<usize, Vec<(ExecAction, b
                     pending = false;
                 }
             }
-            EventKind::Realignment(_) | EventKind::PolicyNote(_) => {}
+            EventKind::Realignment(_) | EventKind::PolicyNote(_) | EventKind::FindingNote { .. } => {}
         }
     }
     out

@@ -24,3 +24,26 @@ pub fn gdb_lldb_spec(name: &str, continue_past_policies: bool) -> CampaignSpec {
         tools: Vec::new(),
     }
 }
+
+/// `text` written as `dir/name` and prepared as a C subject built with
+/// `gcc -O0 -g` (its build must succeed).
+#[allow(dead_code)]
+pub async fn prepared_c(dir: &std::path::Path, name: &str, text: &str) -> doppel_differential::campaign::Prepared {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let cache = doppel_lang::c::BuildCache::new(dir.join("cache"));
+    let recipe = doppel_lang::c::BuildRecipe::parse("gcc -O0 -g").unwrap();
+    let p = doppel_lang::prepare::prepare_one(&cache, &path, name, &recipe)
+        .await
+        .unwrap();
+    assert!(p.error.is_none(), "{:?}", p.error);
+    p
+}
+
+/// A `step over` action.
+#[allow(dead_code)]
+pub fn over() -> doppel_core::Action {
+    doppel_core::Action::Exec {
+        exec: doppel_core::ExecAction::StepOver,
+    }
+}
