@@ -19,7 +19,9 @@
 //!   moved: the same step is issued once more to those that stayed
 //!   ([`crate::engine::Recorder::realign`], an
 //!   [`doppel_core::EventKind::Realignment`] in their traces only); if every
-//!   debugger then agrees, the run goes on.
+//!   debugger then stands on one line, the run goes on (a `variables` or
+//!   `call_stack` difference right after the realignment is left to the
+//!   next pause, which judges it if it stays).
 //! - anything else (a breakpoint or removal difference, a termination
 //!   difference, a tool failure, a pause location that one more step does
 //!   not realign) ends the run as before.
@@ -28,8 +30,10 @@
 //! ([`doppel_core::EventKind::FindingNote`]). A difference the run noted
 //! before is a repeat, not a new finding ([`Noted::is_repeat`]): the same
 //! class key, or a `variables` difference whose differing variables (in
-//! that function) all differed already, or a `call_stack` difference with
-//! the same stacks; a variable that differs at one pause usually differs at
+//! that function) all differed already, or a `call_stack` or
+//! `pause_location` difference with the same detail (the same stacks; every
+//! debugger paused where it was paused before, as when LLDB stops again at
+//! the breakpoint a step starts from, on every pass of a loop); a variable that differs at one pause usually differs at
 //! every later one, and counting each pause as a finding would bury a
 //! maintainer in one bug. Repeats neither count toward the limit nor make
 //! records.
@@ -105,8 +109,9 @@ pub struct Noted {
     classes: BTreeSet<String>,
     /// (function, variable) pairs that differed.
     variables: BTreeSet<(String, String)>,
-    /// Details of call-stack differences.
-    stacks: BTreeSet<String>,
+    /// Details of call-stack and pause-location differences (where each
+    /// debugger stands, or its stack).
+    details: BTreeSet<(&'static str, String)>,
 }
 
 impl Noted {
@@ -121,7 +126,9 @@ impl Noted {
                 let pairs = variable_pairs(norm);
                 !pairs.is_empty() && pairs.iter().all(|p| self.variables.contains(p))
             }
-            DivergenceKind::CallStack => self.stacks.contains(&d.detail),
+            DivergenceKind::CallStack | DivergenceKind::PauseLocation => {
+                self.details.contains(&(d.kind.as_str(), d.detail.clone()))
+            }
             _ => false,
         }
     }
@@ -132,8 +139,8 @@ impl Noted {
         self.classes.insert(f.class.to_string());
         match d.kind {
             DivergenceKind::Variables => self.variables.extend(variable_pairs(norm)),
-            DivergenceKind::CallStack => {
-                self.stacks.insert(d.detail.clone());
+            DivergenceKind::CallStack | DivergenceKind::PauseLocation => {
+                self.details.insert((d.kind.as_str(), d.detail.clone()));
             }
             _ => {}
         }
@@ -193,7 +200,8 @@ pub(crate) async fn past_finding(
                 return After::End(f);
             };
             let merged = rec.realign(dbg, &stayed, exec, outs).await;
-            if let Some(still) = compare(names, &merged, &cfg.normalization, cfg.compare_columns) {
+            let still = compare(names, &merged, &cfg.normalization, cfg.compare_columns);
+            if let Some(still) = still.as_ref().filter(|s| !on_one_line(s)) {
                 let who: Vec<&str> = stayed.iter().map(|&i| names[i].as_str()).collect();
                 f.detail = format!(
                     "{}; one more '{}' in {} did not bring the debuggers to one state: {}",
@@ -213,6 +221,15 @@ pub(crate) async fn past_finding(
     }
     rec.finding_note(f, repeat);
     After::GoOn(outs)
+}
+
+/// Whether a difference leaves every debugger on one line (what they show
+/// differs, not where they are): a realignment that ends in one realigned
+/// them. What they show there is not judged as a finding of its own (the
+/// outputs of a realignment are not an action's); a difference that stays
+/// is judged at the next pause.
+fn on_one_line(d: &Difference) -> bool {
+    matches!(d.kind, DivergenceKind::Variables | DivergenceKind::CallStack)
 }
 
 /// One run record per new finding `run` went on past (its notes, in
@@ -363,6 +380,23 @@ mod tests {
         // The same class key: a repeat whatever differs.
         assert!(noted.is_repeat(&finding("variables"), &d, &new));
         assert_eq!(noted.new, 1);
+    }
+
+    #[test]
+    fn the_same_pause_places_again_are_a_repeat() {
+        let here = |detail: &str| Difference {
+            kind: DivergenceKind::PauseLocation,
+            detail: detail.into(),
+            policy: None,
+        };
+        let outs = [paused(16, PauseReason::Step, &[("main", 16)])];
+        let mut noted = Noted::default();
+        let first = here("gdb: paused at p.c:16; lldb: paused at p.c:15:7");
+        noted.add(&finding("pause_location|step_over"), &first, &outs);
+        // Another action, the same places: a repeat; other places: new.
+        assert!(noted.is_repeat(&finding("pause_location|step_in"), &first, &outs));
+        let other = here("gdb: paused at p.c:18; lldb: paused at p.c:17:3");
+        assert!(!noted.is_repeat(&finding("pause_location|step_in"), &other, &outs));
     }
 
     #[test]

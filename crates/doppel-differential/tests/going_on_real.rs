@@ -5,7 +5,9 @@
 //! `findings_per_run` above 1 the run notes that finding once (later pauses
 //! in `henry` repeat it), goes on, and the finding is a run record of its
 //! own that ends there and replays there; with 1 the run ends on it, as in
-//! DBDB.
+//! DBDB. And LLDB stopping again at the breakpoint a step over starts from
+//! (a loop's every pass): realigned by one more step over in LLDB, noted
+//! once, a repeat on the next pass.
 
 mod common;
 
@@ -171,6 +173,69 @@ async fn a_finding_a_generated_run_went_on_past_is_a_run_of_its_own_that_replays
         .unwrap()
         .unwrap();
     assert!(reduce::same_class(&out.verdict, &class), "{:?}", out.verdict);
+    for d in dbg.iter_mut() {
+        d.shutdown().await;
+    }
+}
+
+/// `printf` is line 5, in a loop whose every pass meets its breakpoint.
+const LOOP: &str = "#include <stdio.h>
+int main(void) {
+  int a = 1;
+  do {
+    printf(\"%d\\n\", a);
+    a = a + 1;
+  } while (a < 4);
+  return 0;
+}
+";
+
+#[tokio::test]
+async fn a_step_lldb_ends_where_it_started_is_realigned_and_noted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = common::prepared_c(dir.path(), "loop.c", LOOP).await;
+    let nt = |l: Option<u32>| p.node_type(l);
+    let mut script = vec![
+        Action::SetBreakpoint {
+            at: Location::line("loop.c", 5),
+        },
+        Action::Start,
+    ];
+    script.extend(std::iter::repeat_n(over(), 9));
+    let mut dbg = campaign::create_debuggers(&spec(5)).unwrap();
+    // Back on line 5 after a step over from line 7, LLDB stops there with
+    // reason "step" (GDB: "breakpoint"); its next step over stops there
+    // again at the breakpoint, while GDB goes on to line 6. LLDB alone takes
+    // one more step over and the run goes on; on the next pass the same
+    // places again are a repeat.
+    let on = scripted::run(&mut dbg, &p.subject, &script, &spec(5).diff, &nt).await;
+    assert!(matches!(on.verdict, Verdict::MaxActions { .. }), "{:?}", on.verdict);
+    let (gdb, lldb) = (&on.traces[0], &on.traces[1]);
+    assert_eq!(notes(gdb), notes(lldb));
+    let n = notes(gdb);
+    assert_eq!(n.len(), 2, "{n:?}");
+    assert_eq!((n[0].0, n[0].2), (Some(5), false), "{n:?}");
+    assert!(n[0].1.starts_with("pause_location|step_over"), "{n:?}");
+    assert_eq!((n[1].0, n[1].2), (Some(8), true), "{n:?}");
+    assert!(gdb.realignments().is_empty());
+    let again: Vec<(usize, Action)> = lldb.realignments().into_iter().map(|(i, a)| (i, a.clone())).collect();
+    assert_eq!(again, vec![(5, over()), (8, over())]);
+    let lines = |t: &doppel_core::Trace| -> Vec<u32> {
+        t.outputs()
+            .filter_map(|o| o.paused())
+            .map(|s| s.location.line)
+            .collect()
+    };
+    assert_eq!(lines(gdb), vec![5, 6, 7, 5, 6, 7, 5, 6, 7, 8]);
+    assert_eq!(
+        lines(lldb),
+        vec![5, 6, 7, 5, 5, 6, 7, 5, 5, 6, 7, 8],
+        "the realigned answers included"
+    );
+    // With the end at the first finding, the run ends there.
+    let stop = scripted::run(&mut dbg, &p.subject, &script, &spec(1).diff, &nt).await;
+    let f = stop.verdict.finding().unwrap_or_else(|| panic!("{:?}", stop.verdict));
+    assert_eq!(f.action_index, Some(5));
     for d in dbg.iter_mut() {
         d.shutdown().await;
     }

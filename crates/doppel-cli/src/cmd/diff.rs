@@ -295,6 +295,18 @@ pub async fn run(a: DiffArgs, s: &Settings, db: &str) -> anyhow::Result<ExitCode
         stats.skipped,
         super::not_stored(stats.store_errors)
     );
+    // The findings runs went on past (`findings_per_run`) are records of
+    // their own, counted among the runs above.
+    let noted = store
+        .run_ids_by_key(&filter, "%#finding%", i64::MAX as usize)
+        .await?
+        .len();
+    if noted > 0 {
+        eprintln!(
+            "of the campaign's stored runs, {noted} are findings a run went on past (key ...#finding<k>), \
+             each stored as a run that ends there"
+        );
+    }
     super::reduce::after_campaign(&store, db, &filter, &a.reduce).await?;
     if let Some(dir) = &a.report {
         let index = super::report::write(&store, &filter, dir, &spec).await?;
