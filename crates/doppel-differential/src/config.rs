@@ -137,7 +137,8 @@ pub struct DiffConfig {
     /// so old run keys stay and `--resume` never mixes the behaviours.
     #[serde(skip_serializing_if = "is_false")]
     pub control_run: bool,
-    /// A run ends at its `findings_per_run`-th finding (a divergence no
+    /// With `continue_past_policies`: a run ends at its
+    /// `findings_per_run`-th finding (a divergence no
     /// policy explains), or at the first one after which the debuggers do
     /// not stand in one state; the findings before it are noted in the
     /// traces ([`doppel_core::EventKind::FindingNote`]) and stored as run

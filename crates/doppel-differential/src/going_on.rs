@@ -1,5 +1,6 @@
 //! Going on past findings (issue 17, "What must exist" item 1, and its
-//! benchmark: distinct non-policy classes per CPU hour). DBDB (Lehmann &
+//! benchmark: distinct non-policy classes per CPU hour), with
+//! `DiffConfig::continue_past_policies` (off: DBDB throughout). DBDB (Lehmann &
 //! Pradel, FSE 2018, Algorithm 1) ends a run at its first divergence; once
 //! runs go on past known policies ([`crate::continuation`]), most of a run's
 //! CPU is its fixed cost (starting the debuggers on the program), and a run
@@ -186,7 +187,7 @@ pub(crate) async fn past_finding(
     d: &Difference,
     mut f: Finding,
 ) -> After {
-    if cfg.findings_per_run <= 1 {
+    if !cfg.continue_past_policies || cfg.findings_per_run <= 1 {
         return After::End(f);
     }
     let repeat = noted.is_repeat(&f, d, norm);
@@ -201,6 +202,17 @@ pub(crate) async fn past_finding(
             };
             let merged = rec.realign(dbg, &stayed, exec, outs).await;
             let still = compare(names, &merged, &cfg.normalization, cfg.compare_columns);
+            if let Some(still) = still.as_ref().filter(|s| s.kind == DivergenceKind::ToolFailure) {
+                // A debugger failed on the extra step: that is the finding.
+                f.class.set_part("divergence", DivergenceKind::ToolFailure.as_str());
+                f.detail = format!(
+                    "{}; then on one more '{}': {}",
+                    f.detail,
+                    doppel_core::Action::Exec { exec },
+                    still.detail
+                );
+                return After::End(f);
+            }
             if let Some(still) = still.as_ref().filter(|s| !on_one_line(s)) {
                 let who: Vec<&str> = stayed.iter().map(|&i| names[i].as_str()).collect();
                 f.detail = format!(

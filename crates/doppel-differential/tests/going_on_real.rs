@@ -112,6 +112,16 @@ async fn a_static_local_only_gdb_lists_is_noted_once_and_the_run_goes_on() {
         .and_then(|o| o.paused())
         .map(|s| s.location.line);
     assert_eq!(last, Some(15));
+    // Without continuation past policies, DBDB throughout: it ends there.
+    let mut dbdb = spec(5);
+    dbdb.diff.continue_past_policies = false;
+    let off = scripted::run(&mut dbg, &p.subject, &script, &dbdb.diff, &nt).await;
+    assert_eq!(
+        off.verdict.finding().and_then(|f| f.action_index),
+        Some(1),
+        "{:?}",
+        off.verdict
+    );
     // The same limit with the script cut at the finding: it ends there.
     let cut = scripted::run(&mut dbg, &p.subject, &script[..2], &spec(5).diff, &nt).await;
     assert_eq!(

@@ -71,7 +71,7 @@ pub struct DiffArgs {
     /// default). Part of the run key.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub avoid_step_out_of_main: Option<bool>,
-    /// A run ends at its N-th finding (a divergence no policy explains) or
+    /// With continuation: a run ends at its N-th finding (a divergence no policy explains) or
     /// at the first after which the debuggers do not stand in one state;
     /// the findings before it are noted and stored as runs of their own
     /// (default 5; 1: end at the first finding, DBDB). Part of the run key.
