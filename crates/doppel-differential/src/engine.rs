@@ -17,8 +17,8 @@
 //! `return_lands_mid_line` and `resume_completes_interrupted_step`, once the
 //! debuggers that stopped short took the same action once more, alone:
 //! `DiffConfig::realign_steps`). With continuation, step out is not drawn in
-//! `main` itself (`DiffConfig::avoid_step_out_of_main`). With
-//! `DiffConfig::findings_per_run` above 1 it also goes on past findings
+//! `main` itself (`DiffConfig::avoid_step_out_of_main`), and with
+//! `DiffConfig::findings_per_run` above 1 the run also goes on past findings
 //! after which the debuggers stand in one state ([`crate::going_on`]), and
 //! ends at its `findings_per_run`-th new one. Every random choice comes from a
 //! ChaCha8 generator seeded with the run's seed, and the next action is chosen

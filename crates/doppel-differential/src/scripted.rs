@@ -15,7 +15,8 @@
 //!   ([`crate::engine::realign_after`]: the same action once more in the
 //!   debuggers that stopped short, not a script action) and noted;
 //! - a finding after which the debuggers stand in one state is noted and
-//!   the script goes on (with `findings_per_run` above 1), as in the engine
+//!   the script goes on (with `continue_past_policies` and
+//!   `findings_per_run` above 1), as in the engine
 //!   ([`crate::going_on::past_finding`], realignment included), except on
 //!   the script's last action, where a finding ends the run: a reduced
 //!   script of a finding that a run went on past ends with it as its
