@@ -423,8 +423,9 @@ pub enum EventKind {
     /// 1: every debugger still in one state, or brought back to one by a
     /// realignment). Recorded in every trace after the outputs (and any
     /// realignment) of the action it follows. `repeat`: the run had already
-    /// noted this difference (the same class, or the same variables
-    /// differing); only the first of each is a finding of its own
+    /// noted this difference (the same class, the same variables differing,
+    /// or the same pause places or stacks); only the first of each is a
+    /// finding of its own
     /// (`doppel_differential::going_on::finding_records`).
     FindingNote {
         /// The finding, as the run would have ended with it.
@@ -516,13 +517,19 @@ impl Trace {
         })
     }
 
+    /// Every finding the run went on past ([`EventKind::FindingNote`]),
+    /// with whether it repeats one noted before, in order.
+    pub fn findings_gone_past(&self) -> impl Iterator<Item = (&Finding, bool)> {
+        self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::FindingNote { finding, repeat } => Some((finding, *repeat)),
+            _ => None,
+        })
+    }
+
     /// The findings the run went on past that were new to it (the first
     /// of each difference; [`EventKind::FindingNote`] without `repeat`), in order.
     pub fn finding_notes(&self) -> impl Iterator<Item = &Finding> {
-        self.events.iter().filter_map(|e| match &e.kind {
-            EventKind::FindingNote { finding, repeat: false } => Some(finding),
-            _ => None,
-        })
+        self.findings_gone_past().filter(|(_, repeat)| !repeat).map(|(f, _)| f)
     }
 }
 

@@ -11,7 +11,7 @@
 
 mod common;
 
-use doppel_core::{Action, EventKind, Location, Verdict};
+use doppel_core::{Action, Location, Verdict};
 use doppel_differential::campaign::{self, CampaignSpec, Prepared};
 use doppel_differential::{going_on, reduce, scripted};
 
@@ -50,14 +50,8 @@ use common::over;
 
 /// The finding notes of a trace: (action index, class, repeat).
 fn notes(t: &doppel_core::Trace) -> Vec<(Option<usize>, String, bool)> {
-    t.events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::FindingNote { finding, repeat } => {
-                Some((finding.action_index, finding.class.to_string(), *repeat))
-            }
-            _ => None,
-        })
+    t.findings_gone_past()
+        .map(|(f, repeat)| (f.action_index, f.class.to_string(), repeat))
         .collect()
 }
 

@@ -33,18 +33,10 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
     let divergent = run.verdict.finding().and_then(|f| f.action_index);
     let notes: Vec<Option<usize>> = run.policy_notes().iter().map(|f| f.action_index).collect();
     // The findings the run went on past (issue 17), new ones and repeats.
-    let findings: Vec<(Option<usize>, &crate::model::Finding, bool)> = run
+    let findings: Vec<(&crate::model::Finding, bool)> = run
         .traces
         .first()
-        .map(|t| {
-            t.events
-                .iter()
-                .filter_map(|e| match &e.kind {
-                    EventKind::FindingNote { finding, repeat } => Some((finding.action_index, finding, *repeat)),
-                    _ => None,
-                })
-                .collect()
-        })
+        .map(|t| t.findings_gone_past().collect())
         .unwrap_or_default();
     // Per trace, per action: the action and the summaries of its outputs;
     // an output after a realignment is shown as `realigned (step over): ...`.
@@ -95,8 +87,8 @@ pub fn side_by_side_rows(run: &RunRecord) -> Vec<Row> {
                     } else {
                         format!("{a} (policy {}: continued)", policies.join(", "))
                     };
-                    for (at, f, repeat) in &findings {
-                        if *at == Some(i) {
+                    for (f, repeat) in &findings {
+                        if f.action_index == Some(i) {
                             let what = if *repeat { "again" } else { "noted" };
                             text.push_str(&format!(" (finding {} {what}: continued)", f.class));
                         }
