@@ -186,12 +186,15 @@ impl Job for DiffJob<'_> {
 
     async fn run(&mut self, item: &Item<Arc<Prepared>>, sink: &Sink<'_>) -> Result<(), ItemError> {
         let record = run_one_with(self.spec, &item.input, item.seed, &mut self.debuggers, self.controls).await;
-        // The findings the run went on past, each a record of its own.
-        let findings = crate::going_on::finding_records(&record);
-        sink.store(record).await;
-        for r in findings {
+        // The findings the run went on past, each a record of its own,
+        // stored before the run's record: `--resume` skips an item whose
+        // run is stored, so a campaign killed in between reruns the item
+        // (its finding records are stored again under the same keys)
+        // instead of losing them.
+        for r in crate::going_on::finding_records(&record) {
             sink.store(r).await;
         }
+        sink.store(record).await;
         Ok(())
     }
 
